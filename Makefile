@@ -1,0 +1,67 @@
+# The workbook's user interface. `make help` lists the targets.
+#   make tour              setup, then every chapter's labs (with the solutions) under mpirun
+#   make test              setup, every test against the solutions, verify, the book
+#   make check CH=NN       your code for chapter NN: exercises passed / failing / not started
+#   make run CH=NN [BIN=name] [NP=4] [SOLUTION=1]   one lab under mpirun
+#   make verify            every stub fails with its own `ex N.M` message, every solution passes
+#   make book | serve      build / serve the book (book/build/index.html)
+#   make bench             the benchmarks; results under target/workbook/
+# Overrides: NP (ranks, default 4), MPIRUN (e.g. mpirun.mpich), MPICC, LIBTORCH.
+
+SHELL := /bin/bash
+NP ?= 4
+CH ?= 00
+export NP
+# cargo installs mdbook here; make works even when ~/.cargo/bin is not on PATH yet.
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+
+CHAPTERS := $(sort $(wildcard chapters/ch*))
+chapter_dir = $(firstword $(wildcard chapters/ch$(1)-*))
+labs_of = $(shell sed -n 's/^labs *= *\[\(.*\)\]/\1/p' $(1)/Cargo.toml | tr -d '",')
+WORKBOOK := cargo run -q -p ch00-toolkit --bin workbook --
+
+.PHONY: help setup tour test check run verify book serve bench
+help:
+	@sed -n '2,10p' Makefile | sed 's/^# \{0,1\}//'
+
+setup:
+	@bash scripts/setup.sh
+
+tour: setup
+	@for dir in $(CHAPTERS); do \
+	  for lab in $$(sed -n 's/^labs *= *\[\(.*\)\]/\1/p' $$dir/Cargo.toml | tr -d '",'); do \
+	    echo; echo "=== tour: $$(basename $$dir): $$lab (NP=$(NP)) ==="; \
+	    cargo run -q --release -p $$(basename $$dir) --features solution --bin $$lab || exit 1; \
+	  done; \
+	done
+	@echo; echo "tour: every lab ran. Next: read book/build/index.html (make book), then make check CH=00."
+
+test: setup
+	cargo test --workspace --features solution
+	$(WORKBOOK) verify
+	mdbook build book
+	@echo "make test: all tests passed, every stub fails loudly, the book builds"
+
+check:
+	@test -n "$(call chapter_dir,$(CH))" || { echo "make check: no chapter $(CH) (try CH=00)"; exit 2; }
+	@$(WORKBOOK) check $(CH)
+
+run:
+	@test -n "$(call chapter_dir,$(CH))" || { echo "make run: no chapter $(CH) (try CH=00)"; exit 2; }
+	cargo run -q --release -p $(notdir $(call chapter_dir,$(CH))) \
+	  $(if $(SOLUTION),--features solution) \
+	  --bin $(or $(BIN),$(firstword $(call labs_of,$(call chapter_dir,$(CH)))))
+
+verify:
+	$(WORKBOOK) verify
+
+book:
+	mdbook build book
+	@echo "book: open book/build/index.html"
+
+serve:
+	mdbook serve book --open
+
+bench:
+	cargo bench -p workbook-benches --features solution
+	@echo "bench: results under target/workbook/ and target/criterion/"

@@ -1,0 +1,4 @@
+//! Benchmarks of the workbook. `make bench` runs them; criterion writes its reports under
+//! `target/criterion/`, the MPI drivers under `target/workbook/`.
+//!
+//! - `benches/compare.rs`: what one property-test case pays to check a result.

@@ -1,0 +1,160 @@
+//! `make check CH=NN` and `make verify`: run a chapter's tests, report per exercise.
+//!
+//! Exercises are found in the chapter's stubs (`todo!("ex N.M: ...")`); their tests are
+//! named `exN_M_...`. A failing test whose output holds `not yet implemented: ex N.M` is
+//! an exercise not started; any other failure is a wrong answer.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// What happened to one exercise.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Status {
+    Passed,
+    NotStarted,
+    /// Failed, with the first lines of the failure.
+    Failing(String),
+    /// No test is named after it: a defect of the chapter.
+    NoTest,
+}
+
+/// One exercise of a chapter and its verdict.
+#[derive(Clone, Debug)]
+pub struct Exercise {
+    /// `"0.2"`.
+    pub id: String,
+    /// The stub's `todo!` text.
+    pub task: String,
+    /// The test functions named after it.
+    pub tests: Vec<String>,
+    pub status: Status,
+}
+
+/// The chapter crate folder for `NN` (e.g. `chapters/ch03-ring-allreduce`).
+pub fn chapter_dir(root: &Path, nn: &str) -> Result<PathBuf, String> {
+    let prefix = format!("ch{nn:0>2}-");
+    let dirs = std::fs::read_dir(root.join("chapters")).map_err(|e| format!("chapters/: {e}"))?;
+    let found = dirs.filter_map(|e| e.ok()).map(|e| e.path()).find(|p| {
+        p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(&prefix))
+    });
+    found.ok_or_else(|| format!("no chapter {nn}: expected a folder chapters/{prefix}*"))
+}
+
+/// Every `todo!("ex N.M: task")` in the chapter's `src/`, by exercise id.
+pub fn exercises_in(dir: &Path) -> BTreeMap<String, String> {
+    let mut found = BTreeMap::new();
+    for file in rust_files(&dir.join("src")) {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        for part in text.split("todo!(\"ex ").skip(1) {
+            if let Some((id, rest)) = part.split_once(": ") {
+                let task = rest.split('"').next().unwrap_or("").to_string();
+                found.insert(id.to_string(), task);
+            }
+        }
+    }
+    found
+}
+
+/// All `.rs` files under `dir`, sorted.
+pub fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = vec![];
+    let Ok(entries) = std::fs::read_dir(dir) else { return out };
+    for path in entries.filter_map(|e| e.ok()).map(|e| e.path()) {
+        if path.is_dir() {
+            out.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|x| x == "rs") {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The result of `cargo test` on one package: per test, ok or its failure output.
+pub struct TestRun {
+    pub results: BTreeMap<String, Result<(), String>>,
+    /// Set when the package did not compile: the compiler's errors.
+    pub build_error: Option<String>,
+}
+
+/// Runs `cargo test -p package` (with the solutions when `solution`).
+pub fn cargo_test(root: &Path, package: &str, solution: bool) -> TestRun {
+    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cmd.current_dir(root).args(["test", "-q", "-p", package, "--no-fail-fast"]);
+    if solution {
+        cmd.args(["--features", "solution"]);
+    }
+    let out = cmd.output().expect("cannot run cargo");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let results = parse_libtest(&stdout);
+    let compile_failed = stderr.contains("could not compile") || stderr.contains("error[E");
+    let build_error = (compile_failed && results.is_empty()).then(|| {
+        let errors = stderr.lines().filter(|l| !l.trim_start().starts_with("Compiling"));
+        errors.take(60).collect::<Vec<_>>().join("\n")
+    });
+    TestRun { results, build_error }
+}
+
+/// Reads libtest's output: `test NAME ... ok|FAILED` lines and `---- NAME stdout ----`
+/// sections.
+pub fn parse_libtest(stdout: &str) -> BTreeMap<String, Result<(), String>> {
+    let mut results = BTreeMap::new();
+    for line in stdout.lines() {
+        let Some(rest) = line.strip_prefix("test ") else { continue };
+        if let Some(name) = rest.strip_suffix(" ... ok") {
+            results.insert(name.to_string(), Ok(()));
+        } else if let Some(name) = rest.strip_suffix(" ... FAILED") {
+            results.insert(name.to_string(), Err(String::new()));
+        }
+    }
+    let mut current: Option<String> = None;
+    for line in stdout.lines() {
+        if let Some(name) = line.strip_prefix("---- ").and_then(|l| l.strip_suffix(" stdout ----")) {
+            current = Some(name.to_string());
+        } else if line == "failures:" || line.starts_with("test result:") {
+            current = None;
+        } else if let Some(Err(text)) = current.as_ref().and_then(|n| results.get_mut(n)) {
+            text.push_str(line);
+            text.push('\n');
+        }
+    }
+    results
+}
+
+/// The exercise id a test belongs to: `ex0_2_gather` -> `0.2`.
+pub fn exercise_of(test: &str) -> Option<String> {
+    let name = test.rsplit("::").next()?;
+    let mut parts = name.strip_prefix("ex")?.splitn(3, '_');
+    let (major, minor) = (parts.next()?, parts.next()?);
+    let numeric = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_digit());
+    (numeric(major) && numeric(minor)).then(|| format!("{major}.{minor}"))
+}
+
+/// Combines the stubs' exercises with a test run into one verdict per exercise.
+pub fn verdicts(stubs: &BTreeMap<String, String>, run: &TestRun) -> Vec<Exercise> {
+    let mut list = vec![];
+    for (id, task) in stubs {
+        let mine = run.results.keys().filter(|t| exercise_of(t).as_deref() == Some(id.as_str()));
+        let tests: Vec<String> = mine.cloned().collect();
+        let failures: Vec<&String> = tests.iter().filter_map(|t| run.results[t].as_ref().err()).collect();
+        let status = if tests.is_empty() {
+            Status::NoTest
+        } else if failures.is_empty() {
+            Status::Passed
+        } else if failures.iter().any(|f| f.contains(&format!("not yet implemented: ex {id}:"))) {
+            Status::NotStarted
+        } else {
+            Status::Failing(excerpt(failures[0]))
+        };
+        list.push(Exercise { id: id.clone(), task: task.clone(), tests, status });
+    }
+    list
+}
+
+/// The first lines of a failure, enough to act on.
+fn excerpt(text: &str) -> String {
+    let useful = text.lines().filter(|l| !l.trim().is_empty() && !l.starts_with("note: run with"));
+    useful.take(30).collect::<Vec<_>>().join("\n")
+}

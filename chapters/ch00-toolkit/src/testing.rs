@@ -1,0 +1,105 @@
+//! MPI tests that are ordinary `#[test]` functions.
+//!
+//! A chapter test calls [`at_ranks`]. Under `cargo test` (no mpirun) it launches its own
+//! test binary under mpirun once per rank count, asking libtest to run just this test;
+//! inside mpirun, on every rank, the same call runs the body with MPI. So one function
+//! holds both the check and the launch, and each exercise's test stays independent.
+
+use crate::launch::{self, Job, Outcome};
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use std::time::Duration;
+
+/// The line rank 0 prints when a body finished; proves the launch ran the right test.
+const RAN: &str = "[workbook] ran";
+
+/// Run `body` on every rank of a job for each size in `ranks`.
+///
+/// `test_name` must be the test function's name as libtest knows it (for a test at the
+/// top of `tests/x.rs`, just the function name). On failure this panics with every rank's
+/// output and the rank count that failed.
+pub fn at_ranks<F>(test_name: &str, ranks: &[u32], body: F)
+where
+    F: FnOnce(&SimpleCommunicator) -> Result<(), String>,
+{
+    if launch::under_mpirun() {
+        run_body(test_name, body);
+    }
+    for &n in ranks {
+        let out = launch_self(test_name, n, &[]);
+        if let Err(why) = verdict(test_name, n, &out) {
+            panic!("{why}");
+        }
+    }
+}
+
+/// Launches this test binary under mpirun with `n` ranks, running only `test_name`
+/// (which should call [`run_body`] or [`at_ranks`]). Extra environment in `env`.
+pub fn launch_self(test_name: &str, n: u32, env: &[(&str, &str)]) -> Outcome {
+    let exe = std::env::current_exe().expect("cannot find the test binary");
+    let args = [test_name, "--exact", "--nocapture", "--include-ignored", "--test-threads=1"];
+    let mut job = Job::new(exe.to_string_lossy()).ranks(n).args(args);
+    let limit = crate::env_u64("WORKBOOK_JOB_TIMEOUT", 240);
+    job = job.timeout(Duration::from_secs(limit));
+    for (k, v) in env {
+        job = job.env(k, *v);
+    }
+    job.run().unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// On a rank: start MPI, run the body, agree on the verdict, exit with it (0 or 1).
+pub fn run_body<F>(test_name: &str, body: F) -> !
+where
+    F: FnOnce(&SimpleCommunicator) -> Result<(), String>,
+{
+    // libtest has printed `test NAME ... ` without a newline: end that line first.
+    println!();
+    let universe = crate::spmd::start_rank();
+    let world = universe.world();
+    let verdict = crate::lockstep::agree(&world, body(&world));
+    if world.rank() == 0 {
+        if let Err(why) = &verdict {
+            crate::spmd::say(why);
+        }
+        let word = if verdict.is_ok() { "ok" } else { "FAILED" };
+        println!("{RAN} `{test_name}` at {} ranks: {word}", world.size());
+    }
+    drop(world);
+    drop(universe);
+    std::process::exit(i32::from(verdict.is_err()));
+}
+
+/// Ok if the job passed and really ran `test_name`; else a message a learner can act on.
+pub fn verdict(test_name: &str, n: u32, out: &Outcome) -> Result<(), String> {
+    let ran = out.lines.iter().any(|l| l.text.contains(&format!("{RAN} `{test_name}`")));
+    if out.success() && ran {
+        return Ok(());
+    }
+    let why = if out.timed_out {
+        "the whole job ran past its deadline and was killed".to_string()
+    } else if out.success() {
+        format!("no rank ran `{test_name}`: is the name given to at_ranks the test's name?")
+    } else {
+        format!("mpirun exited with {:?}", out.status.and_then(|s| s.code()))
+    };
+    Err(format!(
+        "`{test_name}` failed at {n} ranks: {why} ({:.1} s)\n{}",
+        out.wall.as_secs_f64(),
+        readable(out)
+    ))
+}
+
+/// Rank lines first (what the learner's code said), then at most 8 launcher lines.
+fn readable(out: &Outcome) -> String {
+    let mut text = String::new();
+    let libtest = |t: &str| t.trim().is_empty() || t.starts_with("running 1 test");
+    for l in out.lines.iter().filter(|l| l.rank.is_some() && !libtest(&l.text)) {
+        text.push_str(&format!("  rank {} | {}\n", l.rank.unwrap_or(0), l.text));
+    }
+    let launcher: Vec<_> = out.lines.iter().filter(|l| l.rank.is_none()).collect();
+    let noise = |t: &str| t.trim().is_empty() || t.starts_with("---");
+    for l in launcher.iter().filter(|l| !noise(&l.text)).take(8) {
+        text.push_str(&format!("  mpirun | {}\n", l.text));
+    }
+    text
+}
