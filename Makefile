@@ -20,7 +20,7 @@ chapter_dir = $(firstword $(wildcard chapters/ch$(1)-*))
 labs_of = $(shell sed -n 's/^labs *= *\[\(.*\)\]/\1/p' $(1)/Cargo.toml | tr -d '",')
 WORKBOOK := cargo run -q -p ch00-toolkit --bin workbook --
 
-.PHONY: help setup tour test check run verify book serve bench
+.PHONY: help setup tour test check run verify book serve bench outputs
 help:
 	@sed -n '2,10p' Makefile | sed 's/^# \{0,1\}//'
 
@@ -65,3 +65,15 @@ serve:
 bench:
 	cargo bench -p workbook-benches --features solution
 	@echo "bench: results under target/workbook/ and target/criterion/"
+
+# Program output shown in the book, captured from real runs (first line: the command).
+.PHONY: outputs
+outputs:
+	@dir=$(call chapter_dir,$(CH)); test -n "$$dir" || { echo "make outputs: no chapter $(CH)"; exit 2; }; \
+	mkdir -p book/src/$$(basename $$dir)/output; \
+	for lab in $(call labs_of,$(call chapter_dir,$(CH))); do \
+	  out=book/src/$$(basename $$dir)/output/$$lab.txt; \
+	  { echo "\$$ make run CH=$(CH) BIN=$$lab NP=$(NP) SOLUTION=1"; \
+	    $(MAKE) -s --no-print-directory run CH=$(CH) BIN=$$lab SOLUTION=1 2>&1; } > $$out.tmp \
+	    && mv $$out.tmp $$out && echo "outputs: wrote $$out" || { cat $$out.tmp; rm -f $$out.tmp; exit 1; }; \
+	done
