@@ -77,3 +77,9 @@ outputs:
 	    $(MAKE) -s --no-print-directory run CH=$(CH) BIN=$$lab SOLUTION=1 2>&1; } > $$out.tmp \
 	    && mv $$out.tmp $$out && echo "outputs: wrote $$out" || { cat $$out.tmp; rm -f $$out.tmp; exit 1; }; \
 	done
+ifeq ($(CH),00)
+	cargo test -q -p ch00-toolkit --features solution --test planted_faults >/dev/null
+	cp target/workbook/planted/*.txt book/src/ch00-toolkit/output/
+	{ echo '$$ make check CH=00'; $(MAKE) -s --no-print-directory check CH=00 2>&1 || true; } > book/src/ch00-toolkit/output/check.txt
+	@echo "outputs: wrote the planted-fault reports and check.txt"
+endif

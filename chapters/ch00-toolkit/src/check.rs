@@ -46,7 +46,9 @@ pub fn exercises_in(dir: &Path) -> BTreeMap<String, String> {
     let mut found = BTreeMap::new();
     for file in rust_files(&dir.join("src")) {
         let text = std::fs::read_to_string(&file).unwrap_or_default();
-        for part in text.split("todo!(\"ex ").skip(1) {
+        let code = text.lines().filter(|l| !l.trim_start().starts_with("//"));
+        let code: String = code.collect::<Vec<_>>().join("\n");
+        for part in code.split("todo!(\"ex ").skip(1) {
             if let Some((id, rest)) = part.split_once(": ") {
                 let task = rest.split('"').next().unwrap_or("").to_string();
                 found.insert(id.to_string(), task);
@@ -81,7 +83,7 @@ pub struct TestRun {
 /// Runs `cargo test -p package` (with the solutions when `solution`).
 pub fn cargo_test(root: &Path, package: &str, solution: bool) -> TestRun {
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    cmd.current_dir(root).args(["test", "-q", "-p", package, "--no-fail-fast"]);
+    cmd.current_dir(root).args(["test", "-p", package, "--no-fail-fast"]);
     if solution {
         cmd.args(["--features", "solution"]);
     }

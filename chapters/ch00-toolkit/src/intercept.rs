@@ -73,6 +73,7 @@ fn enter<R>(name: &'static str, detail: impl FnOnce() -> String, f: impl FnOnce(
 }
 
 /// Defines `MPI_X` that records itself and forwards to `PMPI_X`.
+// ANCHOR: wrap
 macro_rules! wrap {
     ($name:ident => $pname:ident ( $($arg:ident : $ty:ty),* ) $detail:expr) => {
         #[no_mangle]
@@ -81,6 +82,7 @@ macro_rules! wrap {
         }
     };
 }
+// ANCHOR_END: wrap
 
 type Buf = *const c_void;
 type BufMut = *mut c_void;
@@ -91,9 +93,11 @@ wrap!(MPI_Send => PMPI_Send(b: Buf, n: c_int, t: MPI_Datatype, dest: c_int, tg: 
     format!("dest={dest} tag={tg} {} bytes", bytes(n, t)));
 wrap!(MPI_Ssend => PMPI_Ssend(b: Buf, n: c_int, t: MPI_Datatype, dest: c_int, tg: c_int, c: MPI_Comm)
     format!("dest={dest} tag={tg} {} bytes", bytes(n, t)));
+// ANCHOR: wrap_recv
 wrap!(MPI_Recv => PMPI_Recv(b: BufMut, n: c_int, t: MPI_Datatype, src: c_int, tg: c_int,
     c: MPI_Comm, s: *mut MPI_Status)
     format!("source={} tag={} up to {} bytes", peer(src), tag(tg), bytes(n, t)));
+// ANCHOR_END: wrap_recv
 wrap!(MPI_Probe => PMPI_Probe(src: c_int, tg: c_int, c: MPI_Comm, s: *mut MPI_Status)
     format!("source={} tag={}", peer(src), tag(tg)));
 wrap!(MPI_Mprobe => PMPI_Mprobe(src: c_int, tg: c_int, c: MPI_Comm, m: *mut MPI_Message,

@@ -62,6 +62,14 @@ pub struct Line {
     pub text: String,
 }
 
+impl Line {
+    /// A blank line, or libtest's `running 1 test` / `test NAME ... ` printed by a rank.
+    pub fn is_libtest_noise(&self) -> bool {
+        let t = self.text.trim();
+        t.is_empty() || t == "running 1 test" || (t.starts_with("test ") && t.contains(" ... "))
+    }
+}
+
 /// What a finished (or killed) job left behind.
 #[derive(Debug)]
 pub struct Outcome {
@@ -81,10 +89,11 @@ impl Outcome {
         self.status.map(|s| s.success()).unwrap_or(false)
     }
 
-    /// All output as `rank R | text` lines, for messages and assertions.
+    /// All output as `rank R | text` lines, for messages and assertions, without blank
+    /// lines and the lines libtest prints when a test binary runs as a rank.
     pub fn text(&self) -> String {
         let mut out = String::new();
-        for l in &self.lines {
+        for l in self.lines.iter().filter(|l| !l.is_libtest_noise()) {
             match l.rank {
                 Some(r) => out.push_str(&format!("rank {r} | {}\n", l.text)),
                 None => out.push_str(&format!("{}\n", l.text)),
@@ -257,6 +266,7 @@ fn wait_or_kill(child: &mut std::process::Child, timeout: Duration) -> (Option<E
 }
 
 /// SIGTERM to mpirun, then SIGKILL to every process left in its session.
+// ANCHOR: kill_session
 fn kill_session(sid: i32) {
     unsafe { libc::kill(sid, libc::SIGTERM) };
     let grace = Instant::now();
@@ -267,6 +277,7 @@ fn kill_session(sid: i32) {
         unsafe { libc::kill(pid, libc::SIGKILL) };
     }
 }
+// ANCHOR_END: kill_session
 
 /// Live processes whose session id is `sid` (field 6 of /proc/PID/stat).
 fn session_members(sid: i32) -> Vec<i32> {

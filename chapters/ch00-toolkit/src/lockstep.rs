@@ -58,6 +58,7 @@ impl Property<'_> {
             max_shrink_time: 0,
             ..Config::default()
         };
+        // ANCHOR: lockstep_case
         let mut runner = TestRunner::new_with_rng(config, rng_from(seed));
         let case_no = Cell::new(0u32);
         let result = runner.run(&strategy, |value| {
@@ -70,6 +71,7 @@ impl Property<'_> {
             watchdog::disarm();
             agreed.map_err(TestCaseError::fail)
         });
+        // ANCHOR_END: lockstep_case
         let size = self.world.size();
         match result {
             Ok(()) => Ok(()),
@@ -89,6 +91,7 @@ impl Property<'_> {
 
 /// Combines every rank's verdict. All ranks return the same: `Ok`, or the message of the
 /// lowest failing rank.
+// ANCHOR: agree
 pub fn agree(world: &SimpleCommunicator, mine: Result<(), String>) -> Result<(), String> {
     let (rank, size) = (world.rank(), world.size());
     let candidate = if mine.is_err() { rank } else { size };
@@ -106,6 +109,7 @@ pub fn agree(world: &SimpleCommunicator, mine: Result<(), String>) -> Result<(),
     root.broadcast_into(&mut message[..]);
     Err(format!("rank {first_failing} says: {}", String::from_utf8_lossy(&message)))
 }
+// ANCHOR_END: agree
 
 /// `WORKBOOK_SEED` if set, else a fresh one chosen by rank 0; the same on every rank.
 fn shared_seed(world: &SimpleCommunicator) -> u64 {

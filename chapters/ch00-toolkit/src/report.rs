@@ -50,6 +50,9 @@ pub fn out_dir() -> PathBuf {
 /// reader never sees half a file. Returns the path.
 pub fn write_file(name: &str, contents: &str) -> std::io::Result<PathBuf> {
     let path = out_dir().join(name);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
     let tmp = path.with_extension("tmp");
     std::fs::write(&tmp, contents)?;
     std::fs::rename(&tmp, &path)?;

@@ -77,6 +77,7 @@ pub fn abort_job(code: i32) -> ! {
 
 /// A panic on one rank would leave the others blocked forever (unwinding finalises MPI
 /// while they wait). Instead: say which rank and why, then abort every rank.
+// ANCHOR: panic_hook
 fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| {
         let rank = world_rank().unwrap_or(-1);
@@ -93,3 +94,4 @@ fn install_panic_hook() {
         abort_job(101);
     }));
 }
+// ANCHOR_END: panic_hook

@@ -18,6 +18,7 @@ const RAN: &str = "[workbook] ran";
 /// `test_name` must be the test function's name as libtest knows it (for a test at the
 /// top of `tests/x.rs`, just the function name). On failure this panics with every rank's
 /// output and the rank count that failed.
+// ANCHOR: at_ranks
 pub fn at_ranks<F>(test_name: &str, ranks: &[u32], body: F)
 where
     F: FnOnce(&SimpleCommunicator) -> Result<(), String>,
@@ -32,6 +33,7 @@ where
         }
     }
 }
+// ANCHOR_END: at_ranks
 
 /// Launches this test binary under mpirun with `n` ranks, running only `test_name`
 /// (which should call [`run_body`] or [`at_ranks`]). Extra environment in `env`.
@@ -92,8 +94,7 @@ pub fn verdict(test_name: &str, n: u32, out: &Outcome) -> Result<(), String> {
 /// Rank lines first (what the learner's code said), then at most 8 launcher lines.
 fn readable(out: &Outcome) -> String {
     let mut text = String::new();
-    let libtest = |t: &str| t.trim().is_empty() || t.starts_with("running 1 test");
-    for l in out.lines.iter().filter(|l| l.rank.is_some() && !libtest(&l.text)) {
+    for l in out.lines.iter().filter(|l| l.rank.is_some() && !l.is_libtest_noise()) {
         text.push_str(&format!("  rank {} | {}\n", l.rank.unwrap_or(0), l.text));
     }
     let launcher: Vec<_> = out.lines.iter().filter(|l| l.rank.is_none()).collect();

@@ -13,6 +13,12 @@ use toolkit::compare::exact;
 use toolkit::lockstep::property;
 use toolkit::testing::{at_ranks, launch_self, run_body, verdict};
 
+/// Keeps what the harness printed for a planted fault, for the book (`make outputs CH=00`).
+fn keep_for_the_book(test: &str, text: &str) {
+    let shown = format!("$ cargo test -p ch00-toolkit --features solution --test planted_faults {test}\n{text}");
+    toolkit::report::write_file(&format!("planted/{test}.txt"), &shown).expect("write target/workbook/planted");
+}
+
 /// Allreduce (sum) by recursive doubling: exchange with `rank ^ mask`, for mask = 1, 2, 4...
 /// With `skip_missing_partner` it has the classic bug: partners past the last rank are
 /// skipped, which is only right when the rank count is a power of two.
@@ -81,7 +87,7 @@ fn off_by_one_at_3_ranks_is_found_and_shrunk() {
     // Rank 1 misses rank 2's contribution.
     assert!(text.contains("rank 1 says: sum: element 0 is"), "{text}");
     assert!(text.contains("reproduce: WORKBOOK_SEED="), "{text}");
-    println!("{text}");
+    keep_for_the_book("off_by_one_at_3_ranks_is_found_and_shrunk", &text);
 }
 
 /// Both ranks send 4 MiB first, then receive: beyond the eager limit a send waits for
@@ -114,7 +120,7 @@ fn a_deadlock_is_named_within_its_deadline() {
         assert!(line.contains(&format!("blocked in MPI_Send(dest={peer} tag=")), "{line}");
         assert!(line.contains("4194304 bytes"), "{line}");
     }
-    println!("{text}");
+    keep_for_the_book("a_deadlock_is_named_within_its_deadline", &text);
 }
 
 #[test]
@@ -138,5 +144,5 @@ fn a_panicking_rank_ends_the_job_quickly() {
     assert!(out.wall < Duration::from_secs(10), "took {:?}:\n{text}", out.wall);
     let said = out.rank_lines(2).join("\n");
     assert!(said.contains("rank 2: panicked at") && said.contains("index out of bounds"), "{text}");
-    println!("{text}");
+    keep_for_the_book("a_panicking_rank_ends_the_job_quickly", &text);
 }

@@ -1,0 +1,115 @@
+//! The book and the code never drift: the book shows code only through anchored includes
+//! of real files, and every include points at a file and anchors that exist.
+
+use std::path::{Path, PathBuf};
+use workbook_tests::repo_root;
+
+fn markdown_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = vec![];
+    for entry in std::fs::read_dir(dir).unwrap().filter_map(|e| e.ok()) {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(markdown_files(&path));
+        } else if path.extension().is_some_and(|x| x == "md") {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// `{{#include path:anchor}}` -> (path, Some(anchor)); `{{#include path}}` -> (path, None).
+fn includes(text: &str) -> Vec<(String, Option<String>)> {
+    let mut found = vec![];
+    for part in text.split("{{#").skip(1) {
+        let Some((directive, _)) = part.split_once("}}") else { continue };
+        let Some(arg) = directive.strip_prefix("include ").or(directive.strip_prefix("rustdoc_include ")) else {
+            continue;
+        };
+        let arg = arg.trim();
+        match arg.split_once(':') {
+            Some((path, anchor)) => found.push((path.to_string(), Some(anchor.to_string()))),
+            None => found.push((arg.to_string(), None)),
+        }
+    }
+    found
+}
+
+#[test]
+fn every_include_points_at_a_real_file_and_anchor() {
+    let book = repo_root().join("book/src");
+    let mut problems = vec![];
+    let mut count = 0;
+    for md in markdown_files(&book) {
+        let text = std::fs::read_to_string(&md).unwrap();
+        for (path, anchor) in includes(&text) {
+            count += 1;
+            let target = md.parent().unwrap().join(&path);
+            let here = md.strip_prefix(&book).unwrap().display().to_string();
+            let Ok(source) = std::fs::read_to_string(&target) else {
+                problems.push(format!("{here}: includes {path}, which does not exist"));
+                continue;
+            };
+            if let Some(anchor) = anchor {
+                if anchor.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+                    problems.push(format!("{here}: {path}:{anchor} uses line numbers; use an anchor"));
+                    continue;
+                }
+                let start = source.contains(&format!("ANCHOR: {anchor}\n"));
+                let end = source.contains(&format!("ANCHOR_END: {anchor}\n"));
+                if !(start && end) {
+                    problems.push(format!("{here}: {path} has no ANCHOR/ANCHOR_END `{anchor}`"));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "book includes out of sync:\n{}", problems.join("\n"));
+    assert!(count > 0, "the book includes no code at all");
+}
+
+#[test]
+fn rust_blocks_in_the_book_hold_only_includes() {
+    let book = repo_root().join("book/src");
+    let mut problems = vec![];
+    for md in markdown_files(&book) {
+        let text = std::fs::read_to_string(&md).unwrap();
+        let here = md.strip_prefix(&book).unwrap().display().to_string();
+        let mut in_rust = false;
+        for (n, line) in text.lines().enumerate() {
+            let fence = line.trim_start();
+            if let Some(lang) = fence.strip_prefix("```") {
+                if in_rust {
+                    in_rust = false;
+                } else if lang.starts_with("rust") {
+                    in_rust = true;
+                    if !lang.contains("ignore") {
+                        problems.push(format!("{here}:{}: mark rust blocks `rust,ignore`", n + 1));
+                    }
+                }
+                continue;
+            }
+            if in_rust && !line.trim().is_empty() && !line.trim().starts_with("{{#") {
+                problems.push(format!("{here}:{}: code pasted into the book: {line}", n + 1));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "include code, never paste it:\n{}", problems.join("\n"));
+}
+
+#[test]
+fn summary_lists_chapters_00_to_07_and_every_page_exists() {
+    let book = repo_root().join("book/src");
+    let summary = std::fs::read_to_string(book.join("SUMMARY.md")).unwrap();
+    for nn in 0..=7 {
+        assert!(summary.contains(&format!("](ch{nn:02}-")), "SUMMARY.md lacks chapter {nn:02}");
+    }
+    for link in summary.split("](").skip(1) {
+        let page = link.split(')').next().unwrap();
+        assert!(book.join(page).is_file(), "SUMMARY.md links {page}, which does not exist");
+    }
+}
+
+#[test]
+fn the_checker_notices_a_missing_anchor() {
+    let text = "```rust,ignore\n{{#include ../../chapters/x.rs:gone}}\n```";
+    assert_eq!(includes(text), vec![("../../chapters/x.rs".to_string(), Some("gone".to_string()))]);
+}
