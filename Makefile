@@ -38,7 +38,7 @@ tour: setup
 
 test: setup
 	cargo test --workspace --features solution
-	$(WORKBOOK) verify
+	$(WORKBOOK) verify --stubs-only
 	mdbook build book
 	@echo "make test: all tests passed, every stub fails loudly, the book builds"
 

@@ -21,8 +21,13 @@ fn markdown_files(dir: &Path) -> Vec<PathBuf> {
 fn includes(text: &str) -> Vec<(String, Option<String>)> {
     let mut found = vec![];
     for part in text.split("{{#").skip(1) {
-        let Some((directive, _)) = part.split_once("}}") else { continue };
-        let Some(arg) = directive.strip_prefix("include ").or(directive.strip_prefix("rustdoc_include ")) else {
+        let Some((directive, _)) = part.split_once("}}") else {
+            continue;
+        };
+        let Some(arg) = directive
+            .strip_prefix("include ")
+            .or(directive.strip_prefix("rustdoc_include "))
+        else {
             continue;
         };
         let arg = arg.trim();
@@ -51,18 +56,26 @@ fn every_include_points_at_a_real_file_and_anchor() {
             };
             if let Some(anchor) = anchor {
                 if anchor.chars().next().is_some_and(|c| c.is_ascii_digit()) {
-                    problems.push(format!("{here}: {path}:{anchor} uses line numbers; use an anchor"));
+                    problems.push(format!(
+                        "{here}: {path}:{anchor} uses line numbers; use an anchor"
+                    ));
                     continue;
                 }
                 let start = source.contains(&format!("ANCHOR: {anchor}\n"));
                 let end = source.contains(&format!("ANCHOR_END: {anchor}\n"));
                 if !(start && end) {
-                    problems.push(format!("{here}: {path} has no ANCHOR/ANCHOR_END `{anchor}`"));
+                    problems.push(format!(
+                        "{here}: {path} has no ANCHOR/ANCHOR_END `{anchor}`"
+                    ));
                 }
             }
         }
     }
-    assert!(problems.is_empty(), "book includes out of sync:\n{}", problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "book includes out of sync:\n{}",
+        problems.join("\n")
+    );
     assert!(count > 0, "the book includes no code at all");
 }
 
@@ -88,11 +101,18 @@ fn rust_blocks_in_the_book_hold_only_includes() {
                 continue;
             }
             if in_rust && !line.trim().is_empty() && !line.trim().starts_with("{{#") {
-                problems.push(format!("{here}:{}: code pasted into the book: {line}", n + 1));
+                problems.push(format!(
+                    "{here}:{}: code pasted into the book: {line}",
+                    n + 1
+                ));
             }
         }
     }
-    assert!(problems.is_empty(), "include code, never paste it:\n{}", problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "include code, never paste it:\n{}",
+        problems.join("\n")
+    );
 }
 
 #[test]
@@ -100,16 +120,25 @@ fn summary_lists_chapters_00_to_07_and_every_page_exists() {
     let book = repo_root().join("book/src");
     let summary = std::fs::read_to_string(book.join("SUMMARY.md")).unwrap();
     for nn in 0..=7 {
-        assert!(summary.contains(&format!("](ch{nn:02}-")), "SUMMARY.md lacks chapter {nn:02}");
+        assert!(
+            summary.contains(&format!("](ch{nn:02}-")),
+            "SUMMARY.md lacks chapter {nn:02}"
+        );
     }
     for link in summary.split("](").skip(1) {
         let page = link.split(')').next().unwrap();
-        assert!(book.join(page).is_file(), "SUMMARY.md links {page}, which does not exist");
+        assert!(
+            book.join(page).is_file(),
+            "SUMMARY.md links {page}, which does not exist"
+        );
     }
 }
 
 #[test]
 fn the_checker_notices_a_missing_anchor() {
     let text = "```rust,ignore\n{{#include ../../chapters/x.rs:gone}}\n```";
-    assert_eq!(includes(text), vec![("../../chapters/x.rs".to_string(), Some("gone".to_string()))]);
+    assert_eq!(
+        includes(text),
+        vec![("../../chapters/x.rs".to_string(), Some("gone".to_string()))]
+    );
 }

@@ -18,13 +18,17 @@ fn chapters() -> Vec<PathBuf> {
 
 fn chapter_number(dir: &Path) -> u32 {
     let name = dir.file_name().unwrap().to_str().unwrap();
-    name[2..4].parse().expect("chapter folders are named chNN-slug")
+    name[2..4]
+        .parse()
+        .expect("chapter folders are named chNN-slug")
 }
 
 /// `pub fn name` items of a file.
 fn pub_fns(text: &str) -> BTreeSet<String> {
     let names = text.split("pub fn ").skip(1);
-    names.map(|rest| rest.split(['(', '<']).next().unwrap().trim().to_string()).collect()
+    names
+        .map(|rest| rest.split(['(', '<']).next().unwrap().trim().to_string())
+        .collect()
 }
 
 #[test]
@@ -34,12 +38,19 @@ fn every_todo_names_its_exercise_and_has_a_todo_comment() {
         let nn = chapter_number(&dir);
         for file in rust_files(&dir.join("src")) {
             let text = std::fs::read_to_string(&file).unwrap();
-            let name = file.strip_prefix(repo_root()).unwrap().display().to_string();
+            let name = file
+                .strip_prefix(repo_root())
+                .unwrap()
+                .display()
+                .to_string();
             let code = text.lines().filter(|l| !l.trim_start().starts_with("//"));
             let code = code.collect::<Vec<_>>().join("\n");
             // `todo!(` as code, not inside a string literal such as the checker's own.
             let parts = code.split("todo!(").collect::<Vec<_>>();
-            let invoked = parts.windows(2).filter(|w| !w[0].ends_with('"')).map(|w| w[1]);
+            let invoked = parts
+                .windows(2)
+                .filter(|w| !w[0].ends_with('"'))
+                .map(|w| w[1]);
             for part in invoked {
                 let Some(rest) = part.strip_prefix("\"ex ") else {
                     problems.push(format!("{name}: a todo!() without \"ex {nn}.M: ...\""));
@@ -50,7 +61,9 @@ fn every_todo_names_its_exercise_and_has_a_todo_comment() {
                     problems.push(format!("{name}: todo!(\"ex {id}\") in chapter {nn:02}"));
                 }
                 if !text.contains(&format!("// TODO(ex {id}): ")) {
-                    problems.push(format!("{name}: ex {id} has no `// TODO(ex {id}): ...` line"));
+                    problems.push(format!(
+                        "{name}: ex {id} has no `// TODO(ex {id}): ...` line"
+                    ));
                 }
             }
         }
@@ -65,13 +78,31 @@ fn solutions_mirror_the_stubs_and_hold_no_todo() {
     for dir in chapters() {
         let lib = std::fs::read_to_string(dir.join("src/lib.rs")).unwrap();
         let mut mirrored = BTreeSet::new();
-        for part in lib.split("cfg_attr(feature = \"solution\", path = \"").skip(1) {
+        for part in lib
+            .split("cfg_attr(feature = \"solution\", path = \"")
+            .skip(1)
+        {
             let rel = part.split('"').next().unwrap();
             let solution = dir.join("src").join(rel);
-            let module = part.split("mod ").nth(1).unwrap().split(';').next().unwrap().trim();
+            let module = part
+                .split("mod ")
+                .nth(1)
+                .unwrap()
+                .split(';')
+                .next()
+                .unwrap()
+                .trim();
             let stub = dir.join("src").join(format!("{module}.rs"));
-            let (Ok(sol), Ok(stub_text)) = (std::fs::read_to_string(&solution), std::fs::read_to_string(&stub)) else {
-                problems.push(format!("{}: missing {} or {}", dir.display(), stub.display(), solution.display()));
+            let (Ok(sol), Ok(stub_text)) = (
+                std::fs::read_to_string(&solution),
+                std::fs::read_to_string(&stub),
+            ) else {
+                problems.push(format!(
+                    "{}: missing {} or {}",
+                    dir.display(),
+                    stub.display(),
+                    solution.display()
+                ));
                 continue;
             };
             if sol.contains("todo!(") {
@@ -110,7 +141,11 @@ fn every_exercise_has_a_test_named_after_it() {
         }
         for id in exercises_in(&dir).keys() {
             if !tested.contains(id) {
-                problems.push(format!("{}: ex {id} has no test named ex{}_...", dir.display(), id.replace('.', "_")));
+                problems.push(format!(
+                    "{}: ex {id} has no test named ex{}_...",
+                    dir.display(),
+                    id.replace('.', "_")
+                ));
             }
         }
     }

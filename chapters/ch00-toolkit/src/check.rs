@@ -36,7 +36,9 @@ pub fn chapter_dir(root: &Path, nn: &str) -> Result<PathBuf, String> {
     let prefix = format!("ch{nn:0>2}-");
     let dirs = std::fs::read_dir(root.join("chapters")).map_err(|e| format!("chapters/: {e}"))?;
     let found = dirs.filter_map(|e| e.ok()).map(|e| e.path()).find(|p| {
-        p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(&prefix))
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with(&prefix))
     });
     found.ok_or_else(|| format!("no chapter {nn}: expected a folder chapters/{prefix}*"))
 }
@@ -61,7 +63,9 @@ pub fn exercises_in(dir: &Path) -> BTreeMap<String, String> {
 /// All `.rs` files under `dir`, sorted.
 pub fn rust_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = vec![];
-    let Ok(entries) = std::fs::read_dir(dir) else { return out };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
     for path in entries.filter_map(|e| e.ok()).map(|e| e.path()) {
         if path.is_dir() {
             out.extend(rust_files(&path));
@@ -83,7 +87,8 @@ pub struct TestRun {
 /// Runs `cargo test -p package` (with the solutions when `solution`).
 pub fn cargo_test(root: &Path, package: &str, solution: bool) -> TestRun {
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    cmd.current_dir(root).args(["test", "-p", package, "--no-fail-fast"]);
+    cmd.current_dir(root)
+        .args(["test", "-p", package, "--no-fail-fast"]);
     if solution {
         cmd.args(["--features", "solution"]);
     }
@@ -93,10 +98,15 @@ pub fn cargo_test(root: &Path, package: &str, solution: bool) -> TestRun {
     let results = parse_libtest(&stdout);
     let compile_failed = stderr.contains("could not compile") || stderr.contains("error[E");
     let build_error = (compile_failed && results.is_empty()).then(|| {
-        let errors = stderr.lines().filter(|l| !l.trim_start().starts_with("Compiling"));
+        let errors = stderr
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("Compiling"));
         errors.take(60).collect::<Vec<_>>().join("\n")
     });
-    TestRun { results, build_error }
+    TestRun {
+        results,
+        build_error,
+    }
 }
 
 /// Reads libtest's output: `test NAME ... ok|FAILED` lines and `---- NAME stdout ----`
@@ -104,7 +114,9 @@ pub fn cargo_test(root: &Path, package: &str, solution: bool) -> TestRun {
 pub fn parse_libtest(stdout: &str) -> BTreeMap<String, Result<(), String>> {
     let mut results = BTreeMap::new();
     for line in stdout.lines() {
-        let Some(rest) = line.strip_prefix("test ") else { continue };
+        let Some(rest) = line.strip_prefix("test ") else {
+            continue;
+        };
         if let Some(name) = rest.strip_suffix(" ... ok") {
             results.insert(name.to_string(), Ok(()));
         } else if let Some(name) = rest.strip_suffix(" ... FAILED") {
@@ -113,7 +125,10 @@ pub fn parse_libtest(stdout: &str) -> BTreeMap<String, Result<(), String>> {
     }
     let mut current: Option<String> = None;
     for line in stdout.lines() {
-        if let Some(name) = line.strip_prefix("---- ").and_then(|l| l.strip_suffix(" stdout ----")) {
+        if let Some(name) = line
+            .strip_prefix("---- ")
+            .and_then(|l| l.strip_suffix(" stdout ----"))
+        {
             current = Some(name.to_string());
         } else if line == "failures:" || line.starts_with("test result:") {
             current = None;
@@ -138,25 +153,41 @@ pub fn exercise_of(test: &str) -> Option<String> {
 pub fn verdicts(stubs: &BTreeMap<String, String>, run: &TestRun) -> Vec<Exercise> {
     let mut list = vec![];
     for (id, task) in stubs {
-        let mine = run.results.keys().filter(|t| exercise_of(t).as_deref() == Some(id.as_str()));
+        let mine = run
+            .results
+            .keys()
+            .filter(|t| exercise_of(t).as_deref() == Some(id.as_str()));
         let tests: Vec<String> = mine.cloned().collect();
-        let failures: Vec<&String> = tests.iter().filter_map(|t| run.results[t].as_ref().err()).collect();
+        let failures: Vec<&String> = tests
+            .iter()
+            .filter_map(|t| run.results[t].as_ref().err())
+            .collect();
         let status = if tests.is_empty() {
             Status::NoTest
         } else if failures.is_empty() {
             Status::Passed
-        } else if failures.iter().any(|f| f.contains(&format!("not yet implemented: ex {id}:"))) {
+        } else if failures
+            .iter()
+            .any(|f| f.contains(&format!("not yet implemented: ex {id}:")))
+        {
             Status::NotStarted
         } else {
             Status::Failing(excerpt(failures[0]))
         };
-        list.push(Exercise { id: id.clone(), task: task.clone(), tests, status });
+        list.push(Exercise {
+            id: id.clone(),
+            task: task.clone(),
+            tests,
+            status,
+        });
     }
     list
 }
 
 /// The first lines of a failure, enough to act on.
 fn excerpt(text: &str) -> String {
-    let useful = text.lines().filter(|l| !l.trim().is_empty() && !l.starts_with("note: run with"));
+    let useful = text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with("note: run with"));
     useful.take(30).collect::<Vec<_>>().join("\n")
 }

@@ -82,12 +82,16 @@ mod tests {
         assert!(exact("v", &[1, 2, 3], &[1, 2, 3]).is_ok());
         let e = exact("v", &[1, 9, 9], &[1, 2, 3]).unwrap_err();
         assert!(e.contains("element 1 is 9 but expected 2 (2 of 3"), "{e}");
-        assert!(exact("v", &[1], &[1, 2]).unwrap_err().contains("length 1 but expected 2"));
+        assert!(exact("v", &[1], &[1, 2])
+            .unwrap_err()
+            .contains("length 1 but expected 2"));
     }
 
     #[test]
     fn sums_in_another_order_stay_within_the_bound() {
-        let xs: Vec<f32> = (0..1000).map(|i| ((i * 7919) % 1000) as f32 * 1.37e-3 - 0.5).collect();
+        let xs: Vec<f32> = (0..1000)
+            .map(|i| ((i * 7919) % 1000) as f32 * 1.37e-3 - 0.5)
+            .collect();
         let forward: f32 = xs.iter().sum();
         let backward: f32 = xs.iter().rev().sum();
         let abs: f64 = xs.iter().map(|x| x.abs() as f64).sum();

@@ -61,7 +61,11 @@ fn tag(tag: c_int) -> String {
 
 /// Records `name` as the current call while `f` runs.
 fn enter<R>(name: &'static str, detail: impl FnOnce() -> String, f: impl FnOnce() -> R) -> R {
-    let call = Call { name, detail: detail(), since: Instant::now() };
+    let call = Call {
+        name,
+        detail: detail(),
+        since: Instant::now(),
+    };
     if let Ok(mut slot) = CURRENT.lock() {
         *slot = Some(call);
     }

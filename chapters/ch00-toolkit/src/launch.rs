@@ -127,7 +127,13 @@ impl Job {
     pub fn new(program: impl Into<String>) -> Self {
         let timeout = Duration::from_secs(crate::env_u64("WORKBOOK_JOB_TIMEOUT", 300));
         let program = program.into();
-        Job { program, args: vec![], ranks: 4, timeout, envs: vec![] }
+        Job {
+            program,
+            args: vec![],
+            ranks: 4,
+            timeout,
+            envs: vec![],
+        }
     }
 
     /// Number of ranks (`mpirun -n`).
@@ -158,7 +164,11 @@ impl Job {
         let mut cmd = Command::new(mpirun_command());
         cmd.arg("-n").arg(self.ranks.to_string());
         if tag_output {
-            cmd.arg(if flavor == Flavor::OpenMpi { "--tag-output" } else { "-prepend-rank" });
+            cmd.arg(if flavor == Flavor::OpenMpi {
+                "--tag-output"
+            } else {
+                "-prepend-rank"
+            });
         }
         cmd.arg(&self.program).args(&self.args);
         // Open MPI: allow root and more ranks than cores (MPICH ignores these).
@@ -187,22 +197,33 @@ impl Job {
         let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         let flavor = flavor()?;
         let mut cmd = self.command(flavor, true);
-        cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
         let start = Instant::now();
-        let mut child = cmd.spawn().map_err(|e| format!("cannot start {cmd:?}: {e}"))?;
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| format!("cannot start {cmd:?}: {e}"))?;
         let out = collect(child.stdout.take().expect("piped"), Stream::Stdout, flavor);
         let err = collect(child.stderr.take().expect("piped"), Stream::Stderr, flavor);
         let (status, timed_out) = wait_or_kill(&mut child, self.timeout);
         let mut lines = out.join().unwrap_or_default();
         lines.extend(err.join().unwrap_or_default());
-        Ok(Outcome { status, timed_out, lines, wall: start.elapsed() })
+        Ok(Outcome {
+            status,
+            timed_out,
+            lines,
+            wall: start.elapsed(),
+        })
     }
 
     /// Runs the job with the terminal as its output (labs use this); returns the exit code.
     pub fn run_inherit(&self) -> Result<i32, String> {
         let flavor = flavor()?;
         let mut cmd = self.command(flavor, false);
-        let mut child = cmd.spawn().map_err(|e| format!("cannot start {cmd:?}: {e}"))?;
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| format!("cannot start {cmd:?}: {e}"))?;
         match wait_or_kill(&mut child, self.timeout) {
             (Some(status), _) => Ok(status.code().unwrap_or(1)),
             (None, _) => Err(format!(
@@ -243,8 +264,16 @@ fn split_rank(line: &str, stream: Stream, flavor: Flavor) -> Line {
         }),
     };
     match parsed {
-        Some((rank, text)) => Line { rank: Some(rank), stream, text: text.to_string() },
-        None => Line { rank: None, stream, text: line.to_string() },
+        Some((rank, text)) => Line {
+            rank: Some(rank),
+            stream,
+            text: text.to_string(),
+        },
+        None => Line {
+            rank: None,
+            stream,
+            text: line.to_string(),
+        },
     }
 }
 
@@ -281,7 +310,9 @@ fn kill_session(sid: i32) {
 
 /// Live processes whose session id is `sid` (field 6 of /proc/PID/stat).
 fn session_members(sid: i32) -> Vec<i32> {
-    let Ok(dir) = std::fs::read_dir("/proc") else { return vec![] };
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return vec![];
+    };
     let pids = dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok());
     pids.filter(|pid| {
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();

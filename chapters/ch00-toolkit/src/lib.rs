@@ -6,7 +6,8 @@
 //! - [`lockstep`]: proptest on every rank at once, verdicts agreed by an allreduce.
 //! - [`watchdog`] + [`intercept`]: a hung case is named with the MPI call each rank is in.
 //! - [`testing`]: MPI tests written as plain `#[test]` functions.
-//! - [`compare`], [`report`]: checking results, timing over ranks, tables and files.
+//! - [`compare`], [`report`], [`plot`]: checking results, timing over ranks, tables, CSV
+//!   and SVG files under `target/workbook/`.
 //! - [`warmup`]: the chapter's exercises (stubs; `--features solution` for the answers).
 
 pub mod check;
@@ -14,12 +15,16 @@ pub mod compare;
 pub mod intercept;
 pub mod launch;
 pub mod lockstep;
+pub mod plot;
 pub mod report;
 pub mod spmd;
 pub mod testing;
 pub mod watchdog;
 
-#[cfg_attr(feature = "solution", path = "../../../solutions/ch00-toolkit/warmup.rs")]
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch00-toolkit/warmup.rs"
+)]
 pub mod warmup;
 
 pub use spmd::init;

@@ -29,7 +29,11 @@ pub struct Property<'w> {
 /// Start describing a property named `name` (shown in reports).
 pub fn property<'w>(world: &'w SimpleCommunicator, name: &str) -> Property<'w> {
     let cases = crate::env_u64("WORKBOOK_CASES", 32) as u32;
-    Property { world, name: name.to_string(), cases }
+    Property {
+        world,
+        name: name.to_string(),
+        cases,
+    }
 }
 
 impl Property<'_> {
@@ -82,9 +86,10 @@ impl Property<'_> {
                 self.name,
                 case_no.get()
             )),
-            Err(TestError::Abort(reason)) => {
-                Err(format!("property `{}` gave up at {size} ranks: {reason}", self.name))
-            }
+            Err(TestError::Abort(reason)) => Err(format!(
+                "property `{}` gave up at {size} ranks: {reason}",
+                self.name
+            )),
         }
     }
 }
@@ -107,17 +112,24 @@ pub fn agree(world: &SimpleCommunicator, mine: Result<(), String>) -> Result<(),
     root.broadcast_into(&mut len);
     message.resize(len as usize, 0);
     root.broadcast_into(&mut message[..]);
-    Err(format!("rank {first_failing} says: {}", String::from_utf8_lossy(&message)))
+    Err(format!(
+        "rank {first_failing} says: {}",
+        String::from_utf8_lossy(&message)
+    ))
 }
 // ANCHOR_END: agree
 
 /// `WORKBOOK_SEED` if set, else a fresh one chosen by rank 0; the same on every rank.
 fn shared_seed(world: &SimpleCommunicator) -> u64 {
     let mut seed = match std::env::var("WORKBOOK_SEED") {
-        Ok(s) => s.trim().parse().expect("WORKBOOK_SEED must be an unsigned integer"),
+        Ok(s) => s
+            .trim()
+            .parse()
+            .expect("WORKBOOK_SEED must be an unsigned integer"),
         Err(_) => {
             let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
-            now.map(|d| d.as_nanos() as u64 % 1_000_000_007).unwrap_or(1)
+            now.map(|d| d.as_nanos() as u64 % 1_000_000_007)
+                .unwrap_or(1)
         }
     };
     world.process_at_rank(0).broadcast_into(&mut seed);
@@ -138,6 +150,9 @@ fn short(value: &impl Debug) -> String {
     if text.len() <= 160 {
         return text;
     }
-    let cut = (0..=160).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+    let cut = (0..=160)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
     format!("{}... ({} chars)", &text[..cut], text.len())
 }

@@ -21,7 +21,11 @@ impl Timing {
         world.all_reduce_into(&seconds, &mut min, SystemOperation::min());
         world.all_reduce_into(&seconds, &mut max, SystemOperation::max());
         world.all_reduce_into(&seconds, &mut sum, SystemOperation::sum());
-        Timing { min, max, mean: sum / f64::from(world.size()) }
+        Timing {
+            min,
+            max,
+            mean: sum / f64::from(world.size()),
+        }
     }
 }
 
@@ -38,8 +42,13 @@ pub fn out_dir() -> PathBuf {
         Some(d) => PathBuf::from(d),
         None => {
             let exe = std::env::current_exe().unwrap_or_default();
-            let target = exe.ancestors().find(|p| p.ends_with("target")).map(PathBuf::from);
-            target.unwrap_or_else(|| PathBuf::from("target")).join("workbook")
+            let target = exe
+                .ancestors()
+                .find(|p| p.ends_with("target"))
+                .map(PathBuf::from);
+            target
+                .unwrap_or_else(|| PathBuf::from("target"))
+                .join("workbook")
         }
     };
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot create {dir:?}: {e}"));

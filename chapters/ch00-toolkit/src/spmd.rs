@@ -40,9 +40,18 @@ fn relaunch() -> i32 {
     let ranks = crate::env_u64("NP", 4) as u32;
     let exe = std::env::current_exe().expect("cannot find my own executable");
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let name = exe.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    eprintln!("[workbook] {name}: not started by mpirun; re-launching with {ranks} ranks (NP={ranks})");
-    match Job::new(exe.to_string_lossy()).ranks(ranks).args(args).run_inherit() {
+    let name = exe
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    eprintln!(
+        "[workbook] {name}: not started by mpirun; re-launching with {ranks} ranks (NP={ranks})"
+    );
+    match Job::new(exe.to_string_lossy())
+        .ranks(ranks)
+        .args(args)
+        .run_inherit()
+    {
         Ok(code) => code,
         Err(e) => {
             eprintln!("[workbook] {name}: {e}");
@@ -88,9 +97,16 @@ fn install_panic_hook() {
         } else {
             "(no message)".to_string()
         };
-        let place = info.location().map(|l| format!(" at {}:{}", l.file(), l.line()));
-        say(&format!("rank {rank}: panicked{}: {msg}", place.unwrap_or_default()));
-        say(&format!("rank {rank}: aborting the whole job (a panic on one rank would hang the others)"));
+        let place = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()));
+        say(&format!(
+            "rank {rank}: panicked{}: {msg}",
+            place.unwrap_or_default()
+        ));
+        say(&format!(
+            "rank {rank}: aborting the whole job (a panic on one rank would hang the others)"
+        ));
         abort_job(101);
     }));
 }

@@ -39,7 +39,13 @@ where
 /// (which should call [`run_body`] or [`at_ranks`]). Extra environment in `env`.
 pub fn launch_self(test_name: &str, n: u32, env: &[(&str, &str)]) -> Outcome {
     let exe = std::env::current_exe().expect("cannot find the test binary");
-    let args = [test_name, "--exact", "--nocapture", "--include-ignored", "--test-threads=1"];
+    let args = [
+        test_name,
+        "--exact",
+        "--nocapture",
+        "--include-ignored",
+        "--test-threads=1",
+    ];
     let mut job = Job::new(exe.to_string_lossy()).ranks(n).args(args);
     let limit = crate::env_u64("WORKBOOK_JOB_TIMEOUT", 240);
     job = job.timeout(Duration::from_secs(limit));
@@ -73,7 +79,10 @@ where
 
 /// Ok if the job passed and really ran `test_name`; else a message a learner can act on.
 pub fn verdict(test_name: &str, n: u32, out: &Outcome) -> Result<(), String> {
-    let ran = out.lines.iter().any(|l| l.text.contains(&format!("{RAN} `{test_name}`")));
+    let ran = out
+        .lines
+        .iter()
+        .any(|l| l.text.contains(&format!("{RAN} `{test_name}`")));
     if out.success() && ran {
         return Ok(());
     }
@@ -94,7 +103,11 @@ pub fn verdict(test_name: &str, n: u32, out: &Outcome) -> Result<(), String> {
 /// Rank lines first (what the learner's code said), then at most 8 launcher lines.
 fn readable(out: &Outcome) -> String {
     let mut text = String::new();
-    for l in out.lines.iter().filter(|l| l.rank.is_some() && !l.is_libtest_noise()) {
+    for l in out
+        .lines
+        .iter()
+        .filter(|l| l.rank.is_some() && !l.is_libtest_noise())
+    {
         text.push_str(&format!("  rank {} | {}\n", l.rank.unwrap_or(0), l.text));
     }
     let launcher: Vec<_> = out.lines.iter().filter(|l| l.rank.is_none()).collect();

@@ -30,14 +30,21 @@ pub fn case_limit() -> Duration {
 /// Starts the watchdog thread of this rank (once; [`crate::init`] does it).
 pub fn start() {
     START.call_once(|| {
-        let spawned = std::thread::Builder::new().name("watchdog".into()).spawn(watch);
+        let spawned = std::thread::Builder::new()
+            .name("watchdog".into())
+            .spawn(watch);
         spawned.expect("cannot start the watchdog thread");
     });
 }
 
 /// Guard a piece of work named `label` for at most `limit`.
 pub fn arm(label: impl Into<String>, limit: Duration) {
-    let armed = Armed { label: label.into(), since: Instant::now(), limit, body_done: false };
+    let armed = Armed {
+        label: label.into(),
+        since: Instant::now(),
+        limit,
+        body_done: false,
+    };
     *ARMED.lock().unwrap_or_else(|e| e.into_inner()) = Some(armed);
 }
 
@@ -71,7 +78,7 @@ fn watch() {
                     "rank 0: hint: a rank blocked in a receive (or a collective) waits for a \
                      message or a call that no other rank makes. Compare the calls above: who \
                      waits for whom? Raise the limit with WORKBOOK_CASE_TIMEOUT=<seconds> only \
-                     if the case is merely slow."
+                     if the case is merely slow.",
                 );
             }
             // Let the other ranks, whose deadlines pass at the same moment, print theirs.
@@ -85,7 +92,10 @@ fn watch() {
 fn describe(a: &Armed) -> String {
     let rank = crate::spmd::world_rank().unwrap_or(-1);
     let secs = a.limit.as_secs_f64();
-    let head = format!("rank {rank}: DEADLOCK? `{}` not finished after {secs:.0} s;", a.label);
+    let head = format!(
+        "rank {rank}: DEADLOCK? `{}` not finished after {secs:.0} s;",
+        a.label
+    );
     let what = match (a.body_done, intercept::current_call()) {
         (true, _) => "this rank finished the case and waits for the others".to_string(),
         (false, Some(c)) => format!(

@@ -15,14 +15,21 @@ use toolkit::testing::{at_ranks, launch_self, run_body, verdict};
 
 /// Keeps what the harness printed for a planted fault, for the book (`make outputs CH=00`).
 fn keep_for_the_book(test: &str, text: &str) {
-    let shown = format!("$ cargo test -p ch00-toolkit --features solution --test planted_faults {test}\n{text}");
-    toolkit::report::write_file(&format!("planted/{test}.txt"), &shown).expect("write target/workbook/planted");
+    let shown = format!(
+        "$ cargo test -p ch00-toolkit --features solution --test planted_faults {test}\n{text}"
+    );
+    toolkit::report::write_file(&format!("planted/{test}.txt"), &shown)
+        .expect("write target/workbook/planted");
 }
 
 /// Allreduce (sum) by recursive doubling: exchange with `rank ^ mask`, for mask = 1, 2, 4...
 /// With `skip_missing_partner` it has the classic bug: partners past the last rank are
 /// skipped, which is only right when the rank count is a power of two.
-fn recursive_doubling(world: &SimpleCommunicator, xs: &[i64], skip_missing_partner: bool) -> Vec<i64> {
+fn recursive_doubling(
+    world: &SimpleCommunicator,
+    xs: &[i64],
+    skip_missing_partner: bool,
+) -> Vec<i64> {
     let (rank, size) = (world.rank(), world.size());
     if !skip_missing_partner {
         let mut sum = vec![0; xs.len()];
@@ -51,29 +58,40 @@ fn sum_property(world: &SimpleCommunicator, buggy: bool) -> Result<(), String> {
         .cases(64)
         .check(prop::collection::vec(-1000i64..1000, 0..64), |xs| {
             let mine: Vec<i64> = xs.iter().map(|x| x + rank).collect();
-            let want: Vec<i64> = xs.iter().map(|x| size * x + size * (size - 1) / 2).collect();
+            let want: Vec<i64> = xs
+                .iter()
+                .map(|x| size * x + size * (size - 1) / 2)
+                .collect();
             exact("sum", &recursive_doubling(world, &mine, buggy), &want)
         })
 }
 
 #[test]
 fn a_correct_program_passes_at_1_2_3_4_8_ranks() {
-    at_ranks("a_correct_program_passes_at_1_2_3_4_8_ranks", &[1, 2, 3, 4, 8], |world| {
-        sum_property(world, false)
-    });
+    at_ranks(
+        "a_correct_program_passes_at_1_2_3_4_8_ranks",
+        &[1, 2, 3, 4, 8],
+        |world| sum_property(world, false),
+    );
 }
 
 #[test]
 #[ignore = "planted fault: started by off_by_one_at_3_ranks_is_found_and_shrunk"]
 fn planted_power_of_two_bug() {
-    run_body("planted_power_of_two_bug", |world| sum_property(world, true));
+    run_body("planted_power_of_two_bug", |world| {
+        sum_property(world, true)
+    });
 }
 
 #[test]
 fn off_by_one_at_3_ranks_is_found_and_shrunk() {
     for n in [1, 2, 4] {
         let out = launch_self("planted_power_of_two_bug", n, &[]);
-        assert!(verdict("planted_power_of_two_bug", n, &out).is_ok(), "{}", out.text());
+        assert!(
+            verdict("planted_power_of_two_bug", n, &out).is_ok(),
+            "{}",
+            out.text()
+        );
     }
     let out = launch_self("planted_power_of_two_bug", 3, &[]);
     let text = out.text();
@@ -81,9 +99,15 @@ fn off_by_one_at_3_ranks_is_found_and_shrunk() {
     // Every rank adds its rank, so any one-element vector fails: shrinking must get there
     // (usually to [0]; proptest's shrinker may stop at another single value).
     assert!(text.contains("FAILED at 3 ranks"), "{text}");
-    let case = text.split("minimal failing case: ").nth(1).and_then(|t| t.lines().next());
+    let case = text
+        .split("minimal failing case: ")
+        .nth(1)
+        .and_then(|t| t.lines().next());
     let case = case.unwrap_or_else(|| panic!("no minimal case reported:\n{text}"));
-    assert!(case.starts_with('[') && case.ends_with(']') && !case.contains(','), "not shrunk: {case}");
+    assert!(
+        case.starts_with('[') && case.ends_with(']') && !case.contains(','),
+        "not shrunk: {case}"
+    );
     // Rank 1 misses rank 2's contribution.
     assert!(text.contains("rank 1 says: sum: element 0 is"), "{text}");
     assert!(text.contains("reproduce: WORKBOOK_SEED="), "{text}");
@@ -97,12 +121,14 @@ fn off_by_one_at_3_ranks_is_found_and_shrunk() {
 fn planted_deadlock() {
     run_body("planted_deadlock", |world| {
         let other = world.process_at_rank(1 - world.rank());
-        property(world, "swap 4 MiB with the other rank").cases(2).check(Just(1usize << 19), |&n| {
-            let mine = vec![world.rank() as f64; n];
-            other.send(&mine[..]);
-            let (theirs, _) = other.receive_vec::<f64>();
-            exact("received length", &[theirs.len()], &[n])
-        })
+        property(world, "swap 4 MiB with the other rank")
+            .cases(2)
+            .check(Just(1usize << 19), |&n| {
+                let mine = vec![world.rank() as f64; n];
+                other.send(&mine[..]);
+                let (theirs, _) = other.receive_vec::<f64>();
+                exact("received length", &[theirs.len()], &[n])
+            })
     });
 }
 
@@ -111,13 +137,26 @@ fn a_deadlock_is_named_within_its_deadline() {
     let out = launch_self("planted_deadlock", 2, &[("WORKBOOK_CASE_TIMEOUT", "3")]);
     let text = out.text();
     assert!(!out.success() && !out.timed_out, "{text}");
-    assert!(out.wall < Duration::from_secs(15), "took {:?}:\n{text}", out.wall);
+    assert!(
+        out.wall < Duration::from_secs(15),
+        "took {:?}:\n{text}",
+        out.wall
+    );
     for rank in 0..2 {
-        let line = out.rank_lines(rank).into_iter().find(|l| l.contains("DEADLOCK?"));
+        let line = out
+            .rank_lines(rank)
+            .into_iter()
+            .find(|l| l.contains("DEADLOCK?"));
         let line = line.unwrap_or_else(|| panic!("rank {rank} did not report:\n{text}"));
-        assert!(line.contains("swap 4 MiB with the other rank case 1"), "{line}");
+        assert!(
+            line.contains("swap 4 MiB with the other rank case 1"),
+            "{line}"
+        );
         let peer = 1 - rank;
-        assert!(line.contains(&format!("blocked in MPI_Send(dest={peer} tag=")), "{line}");
+        assert!(
+            line.contains(&format!("blocked in MPI_Send(dest={peer} tag=")),
+            "{line}"
+        );
         assert!(line.contains("4194304 bytes"), "{line}");
     }
     keep_for_the_book("a_deadlock_is_named_within_its_deadline", &text);
@@ -141,8 +180,15 @@ fn a_panicking_rank_ends_the_job_quickly() {
     let out = launch_self("planted_panic", 4, &[]);
     let text = out.text();
     assert!(!out.success() && !out.timed_out, "{text}");
-    assert!(out.wall < Duration::from_secs(10), "took {:?}:\n{text}", out.wall);
+    assert!(
+        out.wall < Duration::from_secs(10),
+        "took {:?}:\n{text}",
+        out.wall
+    );
     let said = out.rank_lines(2).join("\n");
-    assert!(said.contains("rank 2: panicked at") && said.contains("index out of bounds"), "{text}");
+    assert!(
+        said.contains("rank 2: panicked at") && said.contains("index out of bounds"),
+        "{text}"
+    );
     keep_for_the_book("a_panicking_rank_ends_the_job_quickly", &text);
 }

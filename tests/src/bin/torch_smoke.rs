@@ -17,7 +17,11 @@ fn main() {
     let (rank, size) = (world.rank(), world.size());
     tch::set_num_threads(1);
 
-    let t = Tensor::full([LEN as i64], f64::from(rank + 1), (Kind::Float, tch::Device::Cpu));
+    let t = Tensor::full(
+        [LEN as i64],
+        f64::from(rank + 1),
+        (Kind::Float, tch::Device::Cpu),
+    );
     let mut send = vec![0f32; LEN];
     t.copy_data(&mut send, LEN);
     let mut sum = vec![0f32; LEN];
@@ -25,8 +29,14 @@ fn main() {
     let reduced = Tensor::from_slice(&sum);
 
     let want = (size * (size + 1) / 2) as f64;
-    let (min, max) = (reduced.min().double_value(&[]), reduced.max().double_value(&[]));
-    assert!(min == want && max == want, "rank {rank}: expected {want} everywhere, got {min}..{max}");
+    let (min, max) = (
+        reduced.min().double_value(&[]),
+        reduced.max().double_value(&[]),
+    );
+    assert!(
+        min == want && max == want,
+        "rank {rank}: expected {want} everywhere, got {min}..{max}"
+    );
     if rank == 0 {
         println!(
             "torch smoke: libtorch (cuda available: {}) + MPI on {size} ranks: allreduce of a \

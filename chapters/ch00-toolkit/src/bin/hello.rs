@@ -62,12 +62,22 @@ fn main() {
         });
         let rows: Vec<Row> = rows.collect();
         println!("{}", toolkit::report::table(&rows));
-        println!("thread level granted: {:?}", mpi::environment::threading_support());
+        println!(
+            "thread level granted: {:?}",
+            mpi::environment::threading_support()
+        );
         // Self-check: on each host, local ranks are 0..local_size, each exactly once.
-        let mut seen: Vec<(String, i32)> = rows.iter().map(|r| (r.host.clone(), r.local_rank)).collect();
+        let mut seen: Vec<(String, i32)> = rows
+            .iter()
+            .map(|r| (r.host.clone(), r.local_rank))
+            .collect();
         seen.sort();
         seen.dedup();
-        assert_eq!(seen.len(), rows.len(), "two ranks on one host share a local rank");
+        assert_eq!(
+            seen.len(),
+            rows.len(),
+            "two ranks on one host share a local rank"
+        );
         println!("hello: {size} ranks answered; local ranks are distinct on every host");
     } else {
         root.gather_into(&host[..]);

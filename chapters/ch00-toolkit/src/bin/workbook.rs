@@ -3,6 +3,7 @@
 //! ```text
 //! workbook check NN    run chapter NN's tests on your code; a table per exercise
 //! workbook verify      every stub fails with its own `ex N.M` message, every solution passes
+//! workbook verify --stubs-only   the first half (make test has just run the solutions)
 //! ```
 //! Run it from the repository root (the Makefile does).
 
@@ -48,10 +49,14 @@ fn check_chapter(root: &Path, nn: &str) -> i32 {
         }
     };
     let package = dir.file_name().unwrap().to_string_lossy().into_owned();
-    println!("workbook check: running the tests of {package} on your code (this may take a minute)...");
+    println!(
+        "workbook check: running the tests of {package} on your code (this may take a minute)..."
+    );
     let run = check::cargo_test(root, &package, false);
     if let Some(errors) = run.build_error {
-        println!("{errors}\n\nworkbook check: {package} does not compile; fix the errors above first.");
+        println!(
+            "{errors}\n\nworkbook check: {package} does not compile; fix the errors above first."
+        );
         return 2;
     }
     let list = check::verdicts(&check::exercises_in(&dir), &run);
@@ -61,27 +66,39 @@ fn check_chapter(root: &Path, nn: &str) -> i32 {
             println!("\nex {} is failing ({}):\n{why}", e.id, e.tests.join(", "));
         }
     }
-    let failing = run.results.iter().filter(|(t, r)| check::exercise_of(t).is_none() && r.is_err());
+    let failing = run
+        .results
+        .iter()
+        .filter(|(t, r)| check::exercise_of(t).is_none() && r.is_err());
     let others: Vec<&String> = failing.map(|(t, _)| t).collect();
     if !others.is_empty() {
         println!("\nother tests of {package} failing (not tied to one exercise): {others:?}");
     }
     let passed = list.iter().filter(|e| e.status == Status::Passed).count();
-    let todo = list.iter().filter(|e| e.status == Status::NotStarted).count();
-    println!("\n{passed} of {} exercises passed, {todo} not started.", list.len());
+    let todo = list
+        .iter()
+        .filter(|e| e.status == Status::NotStarted)
+        .count();
+    println!(
+        "\n{passed} of {} exercises passed, {todo} not started.",
+        list.len()
+    );
     if passed == list.len() && others.is_empty() {
         println!("Chapter {nn} done. Next: the chapter's self-check questions in the book.");
         0
     } else {
         if let Some(next) = list.iter().find(|e| e.status != Status::Passed) {
-            println!("Next: ex {}: {} (see the chapter's page for hints).", next.id, next.task);
+            println!(
+                "Next: ex {}: {} (see the chapter's page for hints).",
+                next.id, next.task
+            );
         }
         1
     }
 }
 
 /// For every chapter: stubs fail with their own message, solutions pass.
-fn verify(root: &Path) -> i32 {
+fn verify(root: &Path, solutions_too: bool) -> i32 {
     let mut problems = vec![];
     let mut chapters: Vec<_> = std::fs::read_dir(root.join("chapters"))
         .expect("chapters/")
@@ -91,28 +108,52 @@ fn verify(root: &Path) -> i32 {
     for dir in chapters {
         let package = dir.file_name().unwrap().to_string_lossy().into_owned();
         let stubs = check::exercises_in(&dir);
-        println!("workbook verify: {package}: {} exercises; stubs, then solutions", stubs.len());
+        println!(
+            "workbook verify: {package}: {} exercises; stubs, then solutions",
+            stubs.len()
+        );
         let on_stubs = check::verdicts(&stubs, &check::cargo_test(root, &package, false));
         print_table(&on_stubs);
         for e in &on_stubs {
             if e.status != Status::NotStarted {
-                problems.push(format!("{package}: the stub of ex {} does not fail with its own \
-                                       `ex {}` message: {}", e.id, e.id, label(&e.status)));
+                problems.push(format!(
+                    "{package}: the stub of ex {} does not fail with its own \
+                                       `ex {}` message: {}",
+                    e.id,
+                    e.id,
+                    label(&e.status)
+                ));
             }
+        }
+        if !solutions_too {
+            continue;
         }
         let run = check::cargo_test(root, &package, true);
         for (test, result) in &run.results {
             if let Err(why) = result {
-                problems.push(format!("{package}: with the solutions, {test} fails:\n{why}"));
+                problems.push(format!(
+                    "{package}: with the solutions, {test} fails:\n{why}"
+                ));
             }
         }
         if let Some(errors) = run.build_error {
-            problems.push(format!("{package}: the solutions do not compile:\n{errors}"));
+            problems.push(format!(
+                "{package}: the solutions do not compile:\n{errors}"
+            ));
         }
-        println!("workbook verify: {package}: {} tests pass with the solutions", run.results.len());
+        let passing = run.results.values().filter(|r| r.is_ok()).count();
+        println!(
+            "workbook verify: {package}: {passing} of {} tests pass with the solutions",
+            run.results.len()
+        );
     }
     if problems.is_empty() {
-        println!("workbook verify: every stub fails with its own message, every solution passes.");
+        let solutions = if solutions_too {
+            ", every solution passes"
+        } else {
+            ""
+        };
+        println!("workbook verify: every stub fails with its own message{solutions}.");
         0
     } else {
         problems.iter().for_each(|p| println!("PROBLEM: {p}"));
@@ -125,9 +166,10 @@ fn main() {
     let root = Path::new(".");
     let code = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         ["check", nn] => check_chapter(root, nn),
-        ["verify"] => verify(root),
+        ["verify"] => verify(root, true),
+        ["verify", "--stubs-only"] => verify(root, false),
         _ => {
-            eprintln!("usage: workbook check NN | workbook verify   (from the repository root)");
+            eprintln!("usage: workbook check NN | workbook verify [--stubs-only]   (from the repository root)");
             2
         }
     };
