@@ -78,6 +78,9 @@ pub fn abort_job(code: i32) -> ! {
     use std::io::Write;
     let _ = std::io::stdout().flush();
     let _ = std::io::stderr().flush();
+    // The launcher forwards our output asynchronously; MPICH's abort can kill the
+    // forwarder before it has read our last lines. A moment's grace keeps them.
+    std::thread::sleep(std::time::Duration::from_millis(300));
     if mpi::environment::is_initialized() && !mpi::environment::is_finalized() {
         unsafe { mpi::ffi::MPI_Abort(mpi::ffi::RSMPI_COMM_WORLD, code) };
     }
