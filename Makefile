@@ -83,3 +83,9 @@ ifeq ($(CH),00)
 	{ echo '$$ make check CH=00'; $(MAKE) -s --no-print-directory check CH=00 2>&1 || true; } > book/src/ch00-toolkit/output/check.txt
 	@echo "outputs: wrote the planted-fault reports and check.txt"
 endif
+ifeq ($(CH),01)
+	{ echo '$$ BROKEN=1 make run CH=01 BIN=deadlock NP=$(NP) SOLUTION=1'; \
+	  BROKEN=1 $(MAKE) -s --no-print-directory run CH=01 BIN=deadlock SOLUTION=1 2>&1 || true; } \
+	  > book/src/ch01-send-recv/output/deadlock-broken.txt
+	@echo "outputs: wrote book/src/ch01-send-recv/output/deadlock-broken.txt (the deadlock, on purpose)"
+endif

@@ -1,0 +1,23 @@
+//! Checks of ex 1.2 (a deadlock-free shift with blocking calls) at 1, 2, 3, 4, 5 and 8
+//! ranks, for i32, i64, f32 and f64, at random lengths: 0 to 64 elements, and one case in
+//! four 1<<17 to 1<<19 elements, beyond the eager limit, where a wrong order deadlocks
+//! (the watchdog then names the call each rank is blocked in).
+//!
+//! Run: `make check CH=01` (your code) or `cargo test -p ch01-send-recv --features solution`.
+
+mod common;
+use ch01::exchange::shift_right;
+use common::{lengths, shift_property};
+use toolkit::testing::at_ranks;
+
+// ANCHOR: ex1_2
+#[test]
+fn ex1_2_shift_right() {
+    at_ranks("ex1_2_shift_right", &[1, 2, 3, 4, 5, 8], |world| {
+        shift_property::<i32>(world, shift_right, lengths())?;
+        shift_property::<i64>(world, shift_right, lengths())?;
+        shift_property::<f32>(world, shift_right, lengths())?;
+        shift_property::<f64>(world, shift_right, lengths())
+    });
+}
+// ANCHOR_END: ex1_2

@@ -1,0 +1,23 @@
+//! Checks of ex 1.3 (the non-blocking halo exchange) at 1, 2, 3, 4, 5 and 8 ranks, for
+//! i32, i64, f32 and f64 edges of random width (0 included, some up to 1 MiB).
+//! 2 ranks is the interesting count: both neighbours are the same rank, only the tags
+//! tell the two messages apart.
+//!
+//! Run: `make check CH=01` (your code) or `cargo test -p ch01-send-recv --features solution`.
+
+mod common;
+use ch01::halo::halo_exchange;
+use common::halo_property;
+use toolkit::testing::at_ranks;
+
+// ANCHOR: ex1_3
+#[test]
+fn ex1_3_halo_exchange() {
+    at_ranks("ex1_3_halo_exchange", &[1, 2, 3, 4, 5, 8], |world| {
+        halo_property::<i32>(world, halo_exchange)?;
+        halo_property::<i64>(world, halo_exchange)?;
+        halo_property::<f32>(world, halo_exchange)?;
+        halo_property::<f64>(world, halo_exchange)
+    });
+}
+// ANCHOR_END: ex1_3

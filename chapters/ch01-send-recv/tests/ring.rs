@@ -1,0 +1,21 @@
+//! Checks of ex 1.1 (the token ring) at 1, 2, 3, 4, 5 and 8 ranks, for i32, i64, f32 and
+//! f64 tokens of random length (0 included, some of several MiB).
+//!
+//! Run: `make check CH=01` (your code) or `cargo test -p ch01-send-recv --features solution`.
+
+mod common;
+use ch01::ring::pass_token;
+use common::token_property;
+use toolkit::testing::at_ranks;
+
+// ANCHOR: ex1_1
+#[test]
+fn ex1_1_pass_token() {
+    at_ranks("ex1_1_pass_token", &[1, 2, 3, 4, 5, 8], |world| {
+        token_property::<i32>(world, pass_token)?;
+        token_property::<i64>(world, pass_token)?;
+        token_property::<f32>(world, pass_token)?;
+        token_property::<f64>(world, pass_token)
+    });
+}
+// ANCHOR_END: ex1_1
