@@ -41,11 +41,10 @@ pub fn out_dir() -> PathBuf {
     let dir = match std::env::var_os("WORKBOOK_OUT") {
         Some(d) => PathBuf::from(d),
         None => {
+            // cargo marks the root of every target directory with CACHEDIR.TAG.
             let exe = std::env::current_exe().unwrap_or_default();
-            let target = exe
-                .ancestors()
-                .find(|p| p.ends_with("target"))
-                .map(PathBuf::from);
+            let tagged = exe.ancestors().find(|p| p.join("CACHEDIR.TAG").is_file());
+            let target = tagged.map(PathBuf::from);
             target
                 .unwrap_or_else(|| PathBuf::from("target"))
                 .join("workbook")

@@ -77,8 +77,8 @@ fn watch() {
                 crate::spmd::say(
                     "rank 0: hint: a rank blocked in a receive (or a collective) waits for a \
                      message or a call that no other rank makes. Compare the calls above: who \
-                     waits for whom? Raise the limit with WORKBOOK_CASE_TIMEOUT=<seconds> only \
-                     if the case is merely slow.",
+                     waits for whom? If the work is merely slow, raise the deadline (for the \
+                     checks: WORKBOOK_CASE_TIMEOUT=<seconds>).",
                 );
             }
             // Let the other ranks, whose deadlines pass at the same moment, print theirs.
