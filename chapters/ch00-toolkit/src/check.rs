@@ -89,6 +89,8 @@ pub fn cargo_test(root: &Path, package: &str, solution: bool) -> TestRun {
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cmd.current_dir(root)
         .args(["test", "-p", package, "--no-fail-fast"]);
+    // A backtrace of the test harness itself tells a learner nothing.
+    cmd.env("RUST_BACKTRACE", "0");
     if solution {
         cmd.args(["--features", "solution"]);
     }
@@ -151,8 +153,19 @@ pub fn exercise_of(test: &str) -> Option<String> {
 
 /// Combines the stubs' exercises with a test run into one verdict per exercise.
 pub fn verdicts(stubs: &BTreeMap<String, String>, run: &TestRun) -> Vec<Exercise> {
+    // A solved exercise has no todo! left: its tests still name it.
+    let mut ids: Vec<String> = stubs.keys().cloned().collect();
+    ids.extend(run.results.keys().filter_map(|t| exercise_of(t)));
+    ids.sort_by_key(|id| {
+        let (major, minor) = id.split_once('.').unwrap_or((id, "0"));
+        (
+            major.parse::<u32>().unwrap_or(0),
+            minor.parse::<u32>().unwrap_or(0),
+        )
+    });
+    ids.dedup();
     let mut list = vec![];
-    for (id, task) in stubs {
+    for id in &ids {
         let mine = run
             .results
             .keys()
@@ -174,9 +187,13 @@ pub fn verdicts(stubs: &BTreeMap<String, String>, run: &TestRun) -> Vec<Exercise
         } else {
             Status::Failing(excerpt(failures[0]))
         };
+        let task = match stubs.get(id) {
+            Some(task) => task.clone(),
+            None => format!("(your code; tests: {})", tests.join(", ")),
+        };
         list.push(Exercise {
             id: id.clone(),
-            task: task.clone(),
+            task,
             tests,
             status,
         });
@@ -188,6 +205,7 @@ pub fn verdicts(stubs: &BTreeMap<String, String>, run: &TestRun) -> Vec<Exercise
 fn excerpt(text: &str) -> String {
     let useful = text
         .lines()
+        .take_while(|l| !l.starts_with("stack backtrace:"))
         .filter(|l| !l.trim().is_empty() && !l.starts_with("note: run with"));
     useful.take(30).collect::<Vec<_>>().join("\n")
 }

@@ -66,7 +66,9 @@ impl Line {
     /// A blank line, or libtest's `running 1 test` / `test NAME ... ` printed by a rank.
     pub fn is_libtest_noise(&self) -> bool {
         let t = self.text.trim();
-        t.is_empty() || t == "running 1 test" || (t.starts_with("test ") && t.contains(" ... "))
+        t.is_empty()
+            || t == "running 1 test"
+            || (t.starts_with("test ") && (t.contains(" ... ") || t.ends_with(" ...")))
     }
 }
 

@@ -110,6 +110,10 @@ fn readable(out: &Outcome) -> String {
     {
         text.push_str(&format!("  rank {} | {}\n", l.rank.unwrap_or(0), l.text));
     }
+    // When the ranks finished and said why they failed, mpirun's own lines add nothing.
+    if out.lines.iter().any(|l| l.text.contains(RAN)) {
+        return text;
+    }
     let launcher: Vec<_> = out.lines.iter().filter(|l| l.rank.is_none()).collect();
     let noise = |t: &str| t.trim().is_empty() || t.starts_with("---");
     for l in launcher.iter().filter(|l| !noise(&l.text)).take(8) {

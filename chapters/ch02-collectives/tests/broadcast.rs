@@ -1,0 +1,66 @@
+//! Checks of exercises 2.1 and 2.2 (broadcast) against MPI_Bcast at 1, 2, 3, 4, 5, 8 ranks.
+//!
+//! Run: `make check CH=02` (your code) or `cargo test -p ch02-collectives --features
+//! solution --test broadcast`. Each test passes, or names the rank, the root and the
+//! first wrong element of the smallest case it found.
+
+mod common;
+
+use ch02::broadcast::{broadcast_binomial, broadcast_linear};
+use ch02::ops::{Elem, Op};
+use ch02::reference;
+use common::{cases, lengths, CASES, RANKS};
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use toolkit::compare::exact;
+use toolkit::lockstep::property;
+use toolkit::testing::at_ranks;
+
+/// A broadcast under test: (world, root, buffer).
+type Bcast<T> = fn(&SimpleCommunicator, i32, &mut [T]);
+
+// ANCHOR: broadcast_property
+/// Every rank starts with its own data; afterwards all must hold what MPI_Bcast gives.
+fn equals_mpi_bcast<T: Elem>(
+    world: &SimpleCommunicator,
+    name: &str,
+    f: Bcast<T>,
+) -> Result<(), String> {
+    let rank = world.rank() as usize;
+    property(world, &format!("{name}::<{}> equals MPI_Bcast", T::NAME))
+        .cases(CASES)
+        .check(cases(world.size(), &[Op::Sum], lengths()), |case| {
+            let mut got: Vec<T> = case.values(rank);
+            let mut want = got.clone();
+            f(world, case.root, &mut got);
+            reference::broadcast(world, case.root, &mut want);
+            exact(
+                &format!("buffer after a broadcast from root {}", case.root),
+                &got,
+                &want,
+            )
+        })
+}
+// ANCHOR_END: broadcast_property
+
+#[test]
+fn ex2_1_broadcast_linear() {
+    at_ranks("ex2_1_broadcast_linear", RANKS, |world| {
+        let name = "broadcast_linear";
+        equals_mpi_bcast::<i32>(world, name, broadcast_linear)?;
+        equals_mpi_bcast::<i64>(world, name, broadcast_linear)?;
+        equals_mpi_bcast::<f32>(world, name, broadcast_linear)?;
+        equals_mpi_bcast::<f64>(world, name, broadcast_linear)
+    });
+}
+
+#[test]
+fn ex2_2_broadcast_binomial() {
+    at_ranks("ex2_2_broadcast_binomial", RANKS, |world| {
+        let name = "broadcast_binomial";
+        equals_mpi_bcast::<i32>(world, name, broadcast_binomial)?;
+        equals_mpi_bcast::<i64>(world, name, broadcast_binomial)?;
+        equals_mpi_bcast::<f32>(world, name, broadcast_binomial)?;
+        equals_mpi_bcast::<f64>(world, name, broadcast_binomial)
+    });
+}

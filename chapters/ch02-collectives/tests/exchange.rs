@@ -1,0 +1,79 @@
+//! Checks of exercises 2.6 (allgather ring) and 2.7 (alltoall pairwise) against
+//! MPI_Allgather and MPI_Alltoall at 1, 2, 3, 4, 5, 8 ranks, for i32/i64/f32/f64.
+//!
+//! Run: `make check CH=02` or `cargo test -p ch02-collectives --features solution --test
+//! exchange`.
+
+mod common;
+
+use ch02::exchange::{allgather_ring, alltoall_pairwise};
+use ch02::ops::{Elem, Op};
+use ch02::reference;
+use common::{cases, lengths, CASES, RANKS};
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use proptest::prelude::*;
+use toolkit::compare::exact;
+use toolkit::lockstep::property;
+use toolkit::testing::at_ranks;
+
+/// Every rank ends with every rank's block, as MPI_Allgather gives it.
+fn allgather_equals_mpi<T: Elem>(world: &SimpleCommunicator) -> Result<(), String> {
+    let rank = world.rank() as usize;
+    property(
+        world,
+        &format!("allgather_ring::<{}> equals MPI_Allgather", T::NAME),
+    )
+    .cases(CASES)
+    .check(cases(world.size(), &[Op::Sum], lengths()), |case| {
+        let mine: Vec<T> = case.values(rank);
+        let got = allgather_ring(world, &mine);
+        exact(
+            "allgather result",
+            &got,
+            &reference::allgather(world, &mine),
+        )
+    })
+}
+
+// ANCHOR: alltoall_property
+/// Every rank's send buffer holds p blocks of n items; the result equals MPI_Alltoall's.
+fn alltoall_equals_mpi<T: Elem>(world: &SimpleCommunicator) -> Result<(), String> {
+    let (rank, size) = (world.rank() as usize, world.size());
+    let blocks = lengths()
+        .prop_map(move |n| n.min(600) * size as usize)
+        .boxed();
+    property(
+        world,
+        &format!("alltoall_pairwise::<{}> equals MPI_Alltoall", T::NAME),
+    )
+    .cases(CASES)
+    .check(cases(size, &[Op::Sum], blocks), |case| {
+        let send: Vec<T> = case.values(rank);
+        let got = alltoall_pairwise(world, &send);
+        let block = case.len / size as usize;
+        let what = format!("alltoall result ({size} blocks of {block})");
+        exact(&what, &got, &reference::alltoall(world, &send))
+    })
+}
+// ANCHOR_END: alltoall_property
+
+#[test]
+fn ex2_6_allgather_ring() {
+    at_ranks("ex2_6_allgather_ring", RANKS, |world| {
+        allgather_equals_mpi::<i32>(world)?;
+        allgather_equals_mpi::<i64>(world)?;
+        allgather_equals_mpi::<f32>(world)?;
+        allgather_equals_mpi::<f64>(world)
+    });
+}
+
+#[test]
+fn ex2_7_alltoall_pairwise() {
+    at_ranks("ex2_7_alltoall_pairwise", RANKS, |world| {
+        alltoall_equals_mpi::<i32>(world)?;
+        alltoall_equals_mpi::<i64>(world)?;
+        alltoall_equals_mpi::<f32>(world)?;
+        alltoall_equals_mpi::<f64>(world)
+    });
+}
