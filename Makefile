@@ -5,12 +5,11 @@
 #   make run CH=NN [BIN=name] [NP=4] [SOLUTION=1]   one lab under mpirun
 #   make verify            every stub fails with its own `ex N.M` message, every solution passes
 #   make book | serve      build / serve the book (book/build/index.html)
-#   make bench             the benchmarks; results under target/workbook/
+#   make bench [CH=NN]     the benchmarks (all, or one chapter's); results under target/workbook/
 # Overrides: NP (ranks, default 4), MPIRUN (e.g. mpirun.mpich), MPICC, LIBTORCH.
 
 SHELL := /bin/bash
 NP ?= 4
-CH ?= 00
 export NP
 # cargo installs mdbook here; make works even when ~/.cargo/bin is not on PATH yet.
 export PATH := $(HOME)/.cargo/bin:$(PATH)
@@ -18,6 +17,7 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 CHAPTERS := $(sort $(wildcard chapters/ch*))
 chapter_dir = $(firstword $(wildcard chapters/ch$(1)-*))
 labs_of = $(shell sed -n 's/^labs *= *\[\(.*\)\]/\1/p' $(1)/Cargo.toml | tr -d '",')
+benches_of = $(shell sed -n 's/^benches *= *\[\(.*\)\]/\1/p' $(1)/Cargo.toml | tr -d '",')
 WORKBOOK := cargo run -q -p ch00-toolkit --bin workbook --
 
 .PHONY: help setup tour test check run verify book serve bench outputs
@@ -43,10 +43,12 @@ test: setup
 	@echo "make test: all tests passed, every stub fails loudly, the book builds"
 
 check:
+	@test -n "$(CH)" || { echo "make check: which chapter? e.g. make check CH=00"; exit 2; }
 	@test -n "$(call chapter_dir,$(CH))" || { echo "make check: no chapter $(CH) (try CH=00)"; exit 2; }
 	@$(WORKBOOK) check $(CH)
 
 run:
+	@test -n "$(CH)" || { echo "make run: which chapter? e.g. make run CH=00"; exit 2; }
 	@test -n "$(call chapter_dir,$(CH))" || { echo "make run: no chapter $(CH) (try CH=00)"; exit 2; }
 	cargo run -q --release -p $(notdir $(call chapter_dir,$(CH))) \
 	  $(if $(SOLUTION),--features solution) \
@@ -62,13 +64,22 @@ book:
 serve:
 	mdbook serve book --open
 
+# Each chapter lists its MPI benchmark drivers in Cargo.toml: [package.metadata.workbook]
+# benches = ["..."]; they run under mpirun with NP ranks. Criterion benches: benches/.
 bench:
-	cargo bench -p workbook-benches --features solution
-	@echo "bench: results under target/workbook/ and target/criterion/"
+	@for dir in $(if $(CH),$(call chapter_dir,$(CH)),$(CHAPTERS)); do \
+	  for b in $$(sed -n 's/^benches *= *\[\(.*\)\]/\1/p' $$dir/Cargo.toml | tr -d '",'); do \
+	    echo; echo "=== bench: $$(basename $$dir): $$b (NP=$(NP)) ==="; \
+	    cargo run -q --release -p $$(basename $$dir) --features solution --bin $$b || exit 1; \
+	  done; \
+	done
+	$(if $(CH),,cargo bench -p workbook-benches --features solution)
+	@echo "bench: results under target/workbook/ (and target/criterion/ for criterion)"
 
 # Program output shown in the book, captured from real runs (first line: the command).
 .PHONY: outputs
 outputs:
+	@test -n "$(CH)" || { echo "make outputs: which chapter? e.g. make outputs CH=01"; exit 2; }
 	@dir=$(call chapter_dir,$(CH)); test -n "$$dir" || { echo "make outputs: no chapter $(CH)"; exit 2; }; \
 	mkdir -p book/src/$$(basename $$dir)/output; \
 	for lab in $(call labs_of,$(call chapter_dir,$(CH))); do \
