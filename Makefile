@@ -18,7 +18,7 @@ CHAPTERS := $(sort $(wildcard chapters/ch*))
 chapter_dir = $(firstword $(wildcard chapters/ch$(1)-*))
 labs_of = $(shell sed -n 's/^labs *= *\[\(.*\)\]/\1/p' $(1)/Cargo.toml | tr -d '",')
 benches_of = $(shell sed -n 's/^benches *= *\[\(.*\)\]/\1/p' $(1)/Cargo.toml | tr -d '",')
-WORKBOOK := cargo run -q -p ch00-toolkit --bin workbook --
+WORKBOOK := cargo run -q -p toolkit --bin workbook --
 
 .PHONY: help setup tour test check run verify book serve bench outputs
 help:
@@ -89,7 +89,7 @@ outputs:
 	    && mv $$out.tmp $$out && echo "outputs: wrote $$out" || { cat $$out.tmp; rm -f $$out.tmp; exit 1; }; \
 	done
 ifeq ($(CH),00)
-	cargo test -q -p ch00-toolkit --features solution --test planted_faults >/dev/null
+	cargo test -q -p toolkit --test planted_faults >/dev/null
 	cp target/workbook/planted/*.txt book/src/ch00-toolkit/output/
 	{ echo '$$ make check CH=00'; $(MAKE) -s --no-print-directory check CH=00 2>&1 || true; } > book/src/ch00-toolkit/output/check.txt
 	@echo "outputs: wrote the planted-fault reports and check.txt"

@@ -1,43 +1,13 @@
-//! Chapter 0: the SPMD model, and the toolkit every chapter's checks stand on.
+//! Chapter 0: the SPMD model and how the checks work.
 //!
-//! - [`init`]: the first line of every lab; re-launches under mpirun when started alone.
-//! - [`launch`]: run a program under mpirun/mpiexec (Open MPI or MPICH) with a deadline.
-//! - [`spmd`]: fail fast: a panic on one rank aborts the whole job with `rank R: ...`.
-//! - [`lockstep`]: proptest on every rank at once, verdicts agreed by an allreduce.
-//! - [`watchdog`] + [`intercept`]: a hung case is named with the MPI call each rank is in.
-//! - [`testing`]: MPI tests written as plain `#[test]` functions.
-//! - [`compare`], [`report`], [`plot`]: checking results, timing over ranks, tables, CSV
-//!   and SVG files under `target/workbook/`.
+//! - `src/bin/hello.rs`: the first lab (`make run CH=00`).
 //! - [`warmup`]: the chapter's exercises (stubs; `--features solution` for the answers).
-
-pub mod check;
-pub mod compare;
-pub mod intercept;
-pub mod launch;
-pub mod lockstep;
-pub mod plot;
-pub mod report;
-pub mod spmd;
-pub mod testing;
-pub mod watchdog;
+//!   Check them with `make check CH=00`.
+//!
+//! The harness the checks use is the `toolkit` crate in `harness/` next to this one.
 
 #[cfg_attr(
     feature = "solution",
     path = "../../../solutions/ch00-toolkit/warmup.rs"
 )]
 pub mod warmup;
-
-pub use spmd::init;
-
-/// An unsigned integer from the environment, or `default` when unset.
-///
-/// Panics with the variable's name when it is set but not a number.
-pub fn env_u64(name: &str, default: u64) -> u64 {
-    match std::env::var(name) {
-        Ok(v) => v
-            .trim()
-            .parse()
-            .unwrap_or_else(|_| panic!("{name}={v:?} is not a whole number")),
-        Err(_) => default,
-    }
-}

@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use toolkit::compare::exact;
 use toolkit::lockstep::property;
 use toolkit::testing::at_ranks;
-use toolkit::warmup;
+use ch00::warmup;
 
 const RANKS: &[u32] = &[1, 2, 3, 4, 8];
 

@@ -16,7 +16,7 @@ use toolkit::testing::{at_ranks, launch_self, run_body, verdict};
 /// Keeps what the harness printed for a planted fault, for the book (`make outputs CH=00`).
 fn keep_for_the_book(test: &str, text: &str) {
     let shown = format!(
-        "$ cargo test -p ch00-toolkit --features solution --test planted_faults {test}\n{text}"
+        "$ cargo test -p toolkit --test planted_faults {test}\n{text}"
     );
     toolkit::report::write_file(&format!("planted/{test}.txt"), &shown)
         .expect("write target/workbook/planted");

@@ -1,0 +1,40 @@
+//! The toolkit: what every chapter's labs and checks stand on (chapter 0 teaches it).
+//!
+//! It lives in a crate of its own, apart from chapter 0's exercises, so that a learner's
+//! unfinished code never stops the checker or another chapter from building.
+//!
+//! - [`init`]: the first line of every lab; re-launches under mpirun when started alone.
+//! - [`launch`]: run a program under mpirun/mpiexec (Open MPI or MPICH) with a deadline.
+//! - [`spmd`]: fail fast: a panic on one rank aborts the whole job with `rank R: ...`.
+//! - [`lockstep`]: proptest on every rank at once, verdicts agreed by an allreduce.
+//! - [`watchdog`] + [`intercept`]: a hung case is named with the MPI call each rank is in.
+//! - [`testing`]: MPI tests written as plain `#[test]` functions.
+//! - [`compare`], [`report`], [`plot`]: checking results, timing over ranks, tables, CSV
+//!   and SVG files under `target/workbook/`.
+//! - [`check`]: `make check` and `make verify` (the `workbook` binary).
+
+pub mod check;
+pub mod compare;
+pub mod intercept;
+pub mod launch;
+pub mod lockstep;
+pub mod plot;
+pub mod report;
+pub mod spmd;
+pub mod testing;
+pub mod watchdog;
+
+pub use spmd::init;
+
+/// An unsigned integer from the environment, or `default` when unset.
+///
+/// Panics with the variable's name when it is set but not a number.
+pub fn env_u64(name: &str, default: u64) -> u64 {
+    match std::env::var(name) {
+        Ok(v) => v
+            .trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("{name}={v:?} is not a whole number")),
+        Err(_) => default,
+    }
+}
