@@ -14,6 +14,7 @@ export NP
 # cargo installs mdbook here; make works even when ~/.cargo/bin is not on PATH yet.
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
+TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
 CHAPTERS := $(sort $(wildcard chapters/ch*))
 chapter_dir = $(firstword $(wildcard chapters/ch$(1)-*))
 labs_of = $(shell sed -n 's/^labs *= *\[\(.*\)\]/\1/p' $(1)/Cargo.toml | tr -d '",')
@@ -90,7 +91,7 @@ outputs:
 	done
 ifeq ($(CH),00)
 	cargo test -q -p toolkit --test planted_faults >/dev/null
-	cp target/workbook/planted/*.txt book/src/ch00-toolkit/output/
+	cp $(TARGET_DIR)/workbook/planted/*.txt book/src/ch00-toolkit/output/
 	{ echo '$$ make check CH=00'; $(MAKE) -s --no-print-directory check CH=00 2>&1 || true; } > book/src/ch00-toolkit/output/check.txt
 	@echo "outputs: wrote the planted-fault reports and check.txt"
 endif
