@@ -208,7 +208,7 @@ impl Job {
             .map_err(|e| format!("cannot start {cmd:?}: {e}"))?;
         let out = collect(child.stdout.take().expect("piped"), Stream::Stdout, flavor);
         let err = collect(child.stderr.take().expect("piped"), Stream::Stderr, flavor);
-        let (status, timed_out) = wait_or_kill(&mut child, self.timeout);
+        let (status, timed_out) = crate::session::wait_or_kill(&mut child, self.timeout);
         let mut lines = out.join().unwrap_or_default();
         lines.extend(err.join().unwrap_or_default());
         Ok(Outcome {
@@ -226,7 +226,7 @@ impl Job {
         let mut child = cmd
             .spawn()
             .map_err(|e| format!("cannot start {cmd:?}: {e}"))?;
-        match wait_or_kill(&mut child, self.timeout) {
+        match crate::session::wait_or_kill(&mut child, self.timeout) {
             (Some(status), _) => Ok(status.code().unwrap_or(1)),
             (None, _) => Err(format!(
                 "the job ran past its {} s deadline and was killed (set WORKBOOK_JOB_TIMEOUT \
@@ -277,54 +277,6 @@ fn split_rank(line: &str, stream: Stream, flavor: Flavor) -> Line {
             text: line.to_string(),
         },
     }
-}
-
-/// Waits for the child; past the deadline kills its whole session. Returns the status
-/// (None when killed) and whether the deadline passed.
-fn wait_or_kill(child: &mut std::process::Child, timeout: Duration) -> (Option<ExitStatus>, bool) {
-    let start = Instant::now();
-    loop {
-        if let Ok(Some(status)) = child.try_wait() {
-            return (Some(status), false);
-        }
-        if start.elapsed() > timeout {
-            kill_session(child.id() as i32);
-            let _ = child.wait();
-            return (None, true);
-        }
-        thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// SIGTERM to mpirun, then SIGKILL to every process left in its session.
-// ANCHOR: kill_session
-fn kill_session(sid: i32) {
-    unsafe { libc::kill(sid, libc::SIGTERM) };
-    let grace = Instant::now();
-    while grace.elapsed() < Duration::from_secs(3) && !session_members(sid).is_empty() {
-        thread::sleep(Duration::from_millis(50));
-    }
-    for pid in session_members(sid) {
-        unsafe { libc::kill(pid, libc::SIGKILL) };
-    }
-}
-// ANCHOR_END: kill_session
-
-/// Live processes whose session id is `sid` (field 6 of /proc/PID/stat).
-fn session_members(sid: i32) -> Vec<i32> {
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return vec![];
-    };
-    let pids = dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok());
-    pids.filter(|pid| {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        // The command name (field 2) is in parentheses and may hold spaces: skip past it.
-        let after = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
-        let fields: Vec<&str> = after.split_whitespace().collect();
-        // after ')' come: state(3) ppid(4) pgrp(5) session(6)
-        fields.first() != Some(&"Z") && fields.get(3) == Some(&sid.to_string().as_str())
-    })
-    .collect()
 }
 
 #[cfg(test)]

@@ -20,6 +20,7 @@ pub mod launch;
 pub mod lockstep;
 pub mod plot;
 pub mod report;
+pub mod session;
 pub mod spmd;
 pub mod testing;
 pub mod watchdog;

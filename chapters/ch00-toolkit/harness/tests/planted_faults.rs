@@ -15,9 +15,7 @@ use toolkit::testing::{at_ranks, launch_self, run_body, verdict};
 
 /// Keeps what the harness printed for a planted fault, for the book (`make outputs CH=00`).
 fn keep_for_the_book(test: &str, text: &str) {
-    let shown = format!(
-        "$ cargo test -p toolkit --test planted_faults {test}\n{text}"
-    );
+    let shown = format!("$ cargo test -p toolkit --test planted_faults {test}\n{text}");
     toolkit::report::write_file(&format!("planted/{test}.txt"), &shown)
         .expect("write target/workbook/planted");
 }
@@ -191,4 +189,25 @@ fn a_panicking_rank_ends_the_job_quickly() {
         "{text}"
     );
     keep_for_the_book("a_panicking_rank_ends_the_job_quickly", &text);
+}
+
+/// The last line of defence: a job that outlives its deadline (here two ranks that sleep
+/// without any MPI call, so no watchdog can speak) is killed whole, ranks included.
+#[test]
+fn a_job_past_its_deadline_is_killed_with_all_its_ranks() {
+    let marker = "97.25"; // an unusual sleep length, to find leftover processes by
+    let job = toolkit::launch::Job::new("sleep").args([marker]).ranks(2);
+    let out = job.timeout(Duration::from_secs(2)).run().expect("mpirun");
+    assert!(out.timed_out && out.status.is_none(), "{}", out.text());
+    assert!(out.wall < Duration::from_secs(10), "took {:?}", out.wall);
+    let leftovers: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.starts_with("sleep ") && c.contains(marker))
+        .collect();
+    assert!(
+        leftovers.is_empty(),
+        "ranks outlived the kill: {leftovers:?}"
+    );
 }

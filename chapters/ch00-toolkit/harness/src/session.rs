@@ -1,0 +1,54 @@
+//! Ending a job for sure: mpirun runs in a session of its own (see [`crate::launch`]),
+//! and past its deadline every process of that session is killed, ranks included.
+
+use std::process::{Child, ExitStatus};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// Waits for the child; past the deadline kills its whole session. Returns the status
+/// (None when killed) and whether the deadline passed.
+pub fn wait_or_kill(child: &mut Child, timeout: Duration) -> (Option<ExitStatus>, bool) {
+    let start = Instant::now();
+    loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            return (Some(status), false);
+        }
+        if start.elapsed() > timeout {
+            kill_session(child.id() as i32);
+            let _ = child.wait();
+            return (None, true);
+        }
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// SIGTERM to mpirun, then SIGKILL to every process left in its session.
+// ANCHOR: kill_session
+fn kill_session(sid: i32) {
+    unsafe { libc::kill(sid, libc::SIGTERM) };
+    let grace = Instant::now();
+    while grace.elapsed() < Duration::from_secs(3) && !session_members(sid).is_empty() {
+        thread::sleep(Duration::from_millis(50));
+    }
+    for pid in session_members(sid) {
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+}
+// ANCHOR_END: kill_session
+
+/// Live processes whose session id is `sid` (field 6 of /proc/PID/stat).
+fn session_members(sid: i32) -> Vec<i32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return vec![];
+    };
+    let pids = dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok());
+    pids.filter(|pid| {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        // The command name (field 2) is in parentheses and may hold spaces: skip past it.
+        let after = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
+        let fields: Vec<&str> = after.split_whitespace().collect();
+        // after ')' come: state(3) ppid(4) pgrp(5) session(6)
+        fields.first() != Some(&"Z") && fields.get(3) == Some(&sid.to_string().as_str())
+    })
+    .collect()
+}
