@@ -101,3 +101,11 @@ ifeq ($(CH),01)
 	  > book/src/ch01-send-recv/output/deadlock-broken.txt
 	@echo "outputs: wrote book/src/ch01-send-recv/output/deadlock-broken.txt (the deadlock, on purpose)"
 endif
+ifeq ($(CH),03)
+	{ echo '$$ make bench CH=03 NP=$(NP)'; \
+	  cargo run -q --release -p ch03-ring-allreduce --features solution --bin sweep 2>&1; } \
+	  > book/src/ch03-ring-allreduce/output/sweep.txt
+	mkdir -p book/src/ch03-ring-allreduce/img
+	cp $(TARGET_DIR)/workbook/ch03-busbw.svg book/src/ch03-ring-allreduce/img/
+	@echo "outputs: wrote book/src/ch03-ring-allreduce/output/sweep.txt and img/ch03-busbw.svg"
+endif

@@ -1,0 +1,291 @@
+//! Benchmark: every allreduce of the chapter against MPI_Allreduce, from 8 B to 64 MiB,
+//! printed nccl-tests style, with the cost model's prediction next to each time.
+//!
+//! Run: `make bench CH=03` (NP=4 by default; `NP=2 make bench CH=03` for two ranks), or
+//! `cargo run --release -p ch03-ring-allreduce --features solution --bin sweep --
+//! [--type f32|f64|i32|i64] [--op sum|max|min|absmax] [--min-bytes N] [--max-bytes N]`.
+//! Expect one row per size and algorithm: time (us, the slowest rank's mean), algbw =
+//! bytes / time, busbw = algbw·2(p-1)/p, #wrong (elements differing from MPI's result,
+//! over every timed run and rank: 0), and the predicted time. Writes
+//! `target/workbook/ch03-sweep.csv` and `ch03-busbw.svg`. Under a minute or two at NP=4.
+
+use ch03::cost::{calibrate, predict, Algorithm, CostModel};
+use ch03::ops::{Elem, Op};
+use ch03::{doubling, reference, segmented};
+use mpi::collective::SystemOperation;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use std::time::Instant;
+use toolkit::plot::{loglog_svg, Series};
+use toolkit::report::{write_file, Timing};
+
+/// One row of the table; `alg == None` is the size-based choice (ex 3.5).
+struct Row {
+    bytes: usize,
+    alg: Option<Algorithm>,
+    seconds: f64,
+    busbw: f64,
+    wrong: u64,
+    predicted: f64,
+}
+
+fn name(alg: Option<Algorithm>) -> &'static str {
+    alg.map_or("auto (ex 3.5)", Algorithm::name)
+}
+
+fn arg(flag: &str, default: &str) -> String {
+    let args: Vec<String> = std::env::args().collect();
+    let at = args.iter().position(|a| a == flag);
+    at.and_then(|i| args.get(i + 1).cloned())
+        .unwrap_or_else(|| default.to_string())
+}
+
+fn bytes_arg(flag: &str, default: usize) -> usize {
+    let v = arg(flag, &default.to_string());
+    v.parse()
+        .unwrap_or_else(|_| panic!("{flag} {v}: not a number of bytes"))
+}
+
+/// Runs `alg` once.
+fn run<T: Elem>(
+    w: &SimpleCommunicator,
+    alg: Option<Algorithm>,
+    xs: &[T],
+    op: Op,
+    m: &CostModel,
+) -> Vec<T> {
+    match alg {
+        Some(Algorithm::Mpi) => reference::allreduce(w, xs, op),
+        Some(Algorithm::Ring) => ch03::allreduce_ring(w, xs, op),
+        Some(Algorithm::SegmentedRing) => {
+            segmented::allreduce_ring_segmented(w, xs, op, ch03::segment_len::<T>())
+        }
+        Some(Algorithm::RecursiveDoubling) => doubling::allreduce_recursive_doubling(w, xs, op),
+        Some(Algorithm::Naive) => reference::allreduce_naive(w, xs, op),
+        None => ch03::allreduce_auto(w, xs, op, m),
+    }
+}
+
+/// Elements of `got` outside the bound: exact, except float sums, which may differ from
+/// MPI's by the summation-order bound (p-1)·eps·Σ|x| (toolkit::compare).
+fn wrong<T: Elem>(got: &[T], want: &[T], abs: &[f64], op: Op, p: usize) -> u64 {
+    let eps = if T::NAME == "f32" {
+        f32::EPSILON as f64
+    } else {
+        f64::EPSILON
+    };
+    let bad = |i: usize| match (T::IS_FLOAT, op) {
+        (true, Op::Sum) => {
+            (got[i].to_f64() - want[i].to_f64()).abs() > (p - 1) as f64 * eps * abs[i]
+        }
+        _ => got[i] != want[i],
+    };
+    if got.len() != want.len() {
+        return want.len().max(1) as u64;
+    }
+    (0..got.len()).filter(|&i| bad(i)).count() as u64
+}
+
+// ANCHOR: measure
+/// Times `iters` runs of `alg` (a barrier before each; one untimed warm-up), checks every
+/// result, and returns (the slowest rank's mean seconds, wrong elements over all ranks).
+fn measure<T: Elem>(
+    w: &SimpleCommunicator,
+    alg: Option<Algorithm>,
+    xs: &[T],
+    (want, abs): (&[T], &[f64]),
+    op: Op,
+    m: &CostModel,
+    iters: usize,
+) -> (f64, u64) {
+    let p = w.size() as usize;
+    let mut bad = wrong(&run(w, alg, xs, op, m), want, abs, op, p);
+    let mut total = 0.0;
+    for _ in 0..iters {
+        w.barrier();
+        let start = Instant::now();
+        let out = run(w, alg, xs, op, m);
+        total += start.elapsed().as_secs_f64();
+        bad += wrong(&out, want, abs, op, p);
+    }
+    let mut all_bad = 0u64;
+    w.all_reduce_into(&bad, &mut all_bad, SystemOperation::sum());
+    (Timing::over_ranks(w, total / iters as f64).max, all_bad)
+}
+// ANCHOR_END: measure
+
+fn sweep<T: Elem>(w: &SimpleCommunicator, op: Op) {
+    let (rank, p) = (w.rank() as usize, w.size() as usize);
+    let (lo, hi) = (
+        bytes_arg("--min-bytes", 8),
+        bytes_arg("--max-bytes", 64 << 20),
+    );
+    let model = calibrate(w);
+    let mut sizes: Vec<usize> = (0..)
+        .map(|k| lo << (2 * k))
+        .take_while(|&b| b < hi)
+        .collect();
+    sizes.push(hi);
+    let algs: Vec<Option<Algorithm>> = Algorithm::ALL
+        .iter()
+        .copied()
+        .map(Some)
+        .chain([None])
+        .collect();
+    if rank == 0 {
+        let (a, b) = (model.link.alpha * 1e6, model.link.beta / 1e9);
+        println!(
+            "# {p} ranks, {} {op:?}; model: alpha {a:.2} us, beta {b:.2} GB/s, gamma {:.3} ns/B",
+            T::NAME,
+            model.gamma * 1e9
+        );
+        println!(
+            "{:>10} {:>9} {:>4} {:>6} {:>15} {:>11} {:>8} {:>8} {:>7} {:>11} {:>6}",
+            "size(B)",
+            "count",
+            "type",
+            "op",
+            "algorithm",
+            "time(us)",
+            "algbw",
+            "busbw",
+            "#wrong",
+            "model(us)",
+            "model%"
+        );
+    }
+    let mut rows = Vec::new();
+    for &bytes in &sizes {
+        let n = (bytes / std::mem::size_of::<T>()).max(1);
+        let xs: Vec<T> = (0..n)
+            .map(|i| T::from_f64(((i * 7 + rank * 13) % 97) as f64 - 48.0))
+            .collect();
+        let want = reference::allreduce(w, &xs, op);
+        let mine_abs: Vec<f64> = xs.iter().map(|x| x.to_f64().abs()).collect();
+        let mut abs = vec![0.0; n];
+        w.all_reduce_into(&mine_abs[..], &mut abs[..], SystemOperation::sum());
+        let iters = ((32 << 20) / bytes.max(1)).clamp(3, 200);
+        for &alg in &algs {
+            let (seconds, wrong) = measure(w, alg, &xs, (&want, &abs), op, &model, iters);
+            let bytes = n * std::mem::size_of::<T>();
+            let algbw = bytes as f64 / seconds / 1e9;
+            let busbw = algbw * 2.0 * (p as f64 - 1.0) / p as f64;
+            let predicted = match alg {
+                Some(a) => predict(a, &model, p, bytes),
+                None => [Algorithm::RecursiveDoubling, Algorithm::SegmentedRing]
+                    .map(|a| predict(a, &model, p, bytes))
+                    .into_iter()
+                    .fold(f64::MAX, f64::min),
+            };
+            if rank == 0 {
+                println!("{bytes:>10} {n:>9} {:>4} {:>6} {:>15} {:>11.1} {algbw:>8.3} {busbw:>8.3} {wrong:>7} {:>11.1} {:>+6.0}", T::NAME, format!("{op:?}").to_lowercase(), name(alg), seconds * 1e6, predicted * 1e6, (predicted / seconds - 1.0) * 100.0);
+            }
+            rows.push(Row {
+                bytes,
+                alg,
+                seconds,
+                busbw,
+                wrong,
+                predicted,
+            });
+        }
+    }
+    if rank == 0 {
+        report(&rows, p);
+    }
+}
+
+/// CSV, SVG and the summary lines (the chapter's performance targets).
+fn report(rows: &[Row], p: usize) {
+    let mut csv = String::from("bytes,algorithm,time_us,busbw_gbs,wrong,predicted_us\n");
+    for r in rows {
+        csv += &format!(
+            "{},{},{:.3},{:.4},{},{:.3}\n",
+            r.bytes,
+            name(r.alg),
+            r.seconds * 1e6,
+            r.busbw,
+            r.wrong,
+            r.predicted * 1e6
+        );
+    }
+    let series: Vec<Series> = rows
+        .iter()
+        .map(|r| r.alg)
+        .fold(Vec::new(), |mut v, a| {
+            if !v.contains(&a) {
+                v.push(a)
+            }
+            v
+        })
+        .into_iter()
+        .map(|a| Series {
+            name: name(a).into(),
+            points: rows
+                .iter()
+                .filter(|r| r.alg == a)
+                .map(|r| (r.bytes as f64, r.busbw))
+                .collect(),
+        })
+        .collect();
+    let title = format!("allreduce bus bandwidth, {p} ranks");
+    let svg = loglog_svg(&title, "message size (bytes)", "busbw (GB/s)", &series);
+    let csv_path = write_file("ch03-sweep.csv", &csv).expect("cannot write the CSV");
+    let svg_path = write_file("ch03-busbw.svg", &svg).expect("cannot write the SVG");
+    let at = |a: Option<Algorithm>, b: usize| rows.iter().find(|r| r.alg == a && r.bytes == b);
+    let big: Vec<usize> = rows
+        .iter()
+        .filter(|r| r.bytes >= 4 << 20 && r.alg.is_none())
+        .map(|r| r.bytes)
+        .collect();
+    for (alg, label) in [
+        (Algorithm::Ring, "ring"),
+        (Algorithm::SegmentedRing, "segmented ring"),
+    ] {
+        let ratios: Vec<String> = big
+            .iter()
+            .map(|&b| {
+                format!(
+                    "{:.2}",
+                    at(Some(alg), b).unwrap().busbw / at(Some(Algorithm::Mpi), b).unwrap().busbw
+                )
+            })
+            .collect();
+        println!(
+            "# {label} busbw / MPI busbw at >= 4 MiB: {}",
+            ratios.join(" ")
+        );
+    }
+    let small = rows[0].bytes;
+    let auto = at(None, small).unwrap().seconds / at(Some(Algorithm::Mpi), small).unwrap().seconds;
+    println!("# auto / MPI time at {small} B: {auto:.2}");
+    let errs: Vec<String> = rows
+        .iter()
+        .filter(|r| r.alg == Some(Algorithm::Ring) && r.bytes >= 64 << 10)
+        .map(|r| format!("{:+.0}%", (r.predicted / r.seconds - 1.0) * 100.0))
+        .collect();
+    println!(
+        "# ring: model vs measured from 64 KiB up: {}",
+        errs.join(" ")
+    );
+    println!("# wrote {} and {}", csv_path.display(), svg_path.display());
+}
+
+fn main() {
+    let universe = toolkit::init();
+    let world = universe.world();
+    let op = match arg("--op", "sum").as_str() {
+        "sum" => Op::Sum,
+        "max" => Op::Max,
+        "min" => Op::Min,
+        "absmax" => Op::AbsMax,
+        other => panic!("--op {other}: expected sum, max, min or absmax"),
+    };
+    match arg("--type", "f32").as_str() {
+        "f32" => sweep::<f32>(&world, op),
+        "f64" => sweep::<f64>(&world, op),
+        "i32" => sweep::<i32>(&world, op),
+        "i64" => sweep::<i64>(&world, op),
+        other => panic!("--type {other}: expected f32, f64, i32 or i64"),
+    }
+}

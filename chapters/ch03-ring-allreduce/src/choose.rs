@@ -1,0 +1,15 @@
+//! Chapter 3 exercise 3.5: choose the algorithm from the cost model, as MPI libraries
+//! and NCCL do. A pure function: no MPI. Check with `make check CH=03`.
+#![allow(unused_variables)] // the stub does not use its arguments yet
+
+use crate::cost::{Algorithm, CostModel};
+
+// ANCHOR: choose_algorithm
+/// The faster of [`Algorithm::RecursiveDoubling`] and [`Algorithm::SegmentedRing`] for
+/// an allreduce of `bytes` bytes over `p` ranks, by the times [`crate::cost::predict`]
+/// gives. On a tie (p = 1, or equal times) recursive doubling: fewer messages.
+pub fn choose_algorithm(model: &CostModel, p: usize, bytes: usize) -> Algorithm {
+    // TODO(ex 3.5): compare the two predicted times, return the smaller
+    todo!("ex 3.5: choose recursive doubling or the segmented ring by predicted time")
+}
+// ANCHOR_END: choose_algorithm

@@ -1,0 +1,160 @@
+//! Chapter 3: the ring allreduce by hand, recursive doubling, a cost model to choose
+//! between them, and a benchmark against MPI_Allreduce.
+//!
+//! Run the lab with `make run CH=03`, your exercises with `make check CH=03`, the
+//! benchmark with `make bench CH=03`.
+//!
+//! Given code (read it, use it):
+//! - [`ops`]: element types and the commutative operations (sum, max, min, AbsMax);
+//! - [`reference`]: MPI_Allreduce (the truth) and a naive reduce + broadcast;
+//! - [`cost`]: the alpha-beta-gamma cost model of each algorithm, and its calibration;
+//! - this file: how a vector is cut into chunks ([`chunk_range`]), and the algorithms put
+//!   together ([`allreduce_ring`], [`allreduce_auto`]).
+//!
+//! Your part (stubs; `--features solution` compiles the answers from `solutions/`):
+//! [`ring`] (ex 3.1, 3.2), [`segmented`] (ex 3.3), [`doubling`] (ex 3.4), [`choose`]
+//! (ex 3.5).
+
+pub mod cost;
+pub mod ops;
+pub mod reference;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch03-ring-allreduce/ring.rs"
+)]
+pub mod ring;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch03-ring-allreduce/segmented.rs"
+)]
+pub mod segmented;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch03-ring-allreduce/doubling.rs"
+)]
+pub mod doubling;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch03-ring-allreduce/choose.rs"
+)]
+pub mod choose;
+
+use cost::{Algorithm, CostModel};
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use ops::{Elem, Op};
+use std::ops::Range;
+
+// ANCHOR: chunk_range
+/// The elements of chunk `i` when `len` elements are cut into `p` chunks: the first
+/// `len % p` chunks get one element more. `len = 10, p = 4` gives 0..3, 3..6, 6..8, 8..10;
+/// `len = 2, p = 4` gives 0..1, 1..2, 2..2, 2..2 (chunks may be empty; all p exist).
+pub fn chunk_range(len: usize, p: usize, i: usize) -> Range<usize> {
+    let (base, extra) = (len / p, len % p);
+    let start = i * base + i.min(extra);
+    start..start + base + usize::from(i < extra)
+}
+// ANCHOR_END: chunk_range
+
+// ANCHOR: owned_chunk
+/// The chunk rank `rank` holds fully reduced after the ring reduce-scatter (ex 3.1), and
+/// starts the ring allgather (ex 3.2) from: `(rank + 1) % p`. Why not `rank`? In step s
+/// rank r sends chunk `(r - s) mod p`; after p - 1 steps the chunk that arrived last,
+/// with every rank's contribution, is `(r - (p - 1) - 1) mod p = (r + 1) mod p`.
+pub fn owned_chunk(rank: usize, p: usize) -> usize {
+    (rank + 1) % p
+}
+// ANCHOR_END: owned_chunk
+
+// ANCHOR: split_chunks
+/// Two disjoint parts of `data` at once: `send` to read (hand to a send) and `recv` to
+/// write (receive or reduce into), which a single `&mut data` cannot lend together.
+/// Panics if the ranges overlap.
+pub fn split_chunks<T>(data: &mut [T], send: Range<usize>, recv: Range<usize>) -> (&[T], &mut [T]) {
+    if send.is_empty() {
+        return (&[], &mut data[recv]);
+    }
+    if recv.is_empty() {
+        return (&data[send], &mut []);
+    }
+    assert!(
+        send.end <= recv.start || recv.end <= send.start,
+        "chunks overlap"
+    );
+    if send.start < recv.start {
+        let (a, b) = data.split_at_mut(recv.start);
+        (&a[send], &mut b[..recv.len()])
+    } else {
+        let (a, b) = data.split_at_mut(send.start);
+        (&b[..send.len()], &mut a[recv])
+    }
+}
+// ANCHOR_END: split_chunks
+
+// ANCHOR: allreduce_ring
+/// The ring allreduce: reduce-scatter (ex 3.1), then allgather (ex 3.2), in place on a
+/// copy of `xs`. Every rank returns `x_0 ∘ x_1 ∘ ... ∘ x_{p-1}`, element-wise.
+pub fn allreduce_ring<T: Elem>(world: &SimpleCommunicator, xs: &[T], op: Op) -> Vec<T> {
+    let mut data = xs.to_vec();
+    ring::reduce_scatter_ring(world, &mut data, op);
+    ring::allgather_ring(world, &mut data);
+    data
+}
+// ANCHOR_END: allreduce_ring
+
+/// Segment length (in elements) of the segmented ring for elements of `T`:
+/// [`cost::SEGMENT_BYTES`] bytes.
+pub fn segment_len<T>() -> usize {
+    (cost::SEGMENT_BYTES / std::mem::size_of::<T>()).max(1)
+}
+
+// ANCHOR: allreduce_auto
+/// The allreduce a library would call: `choose::choose_algorithm` (ex 3.5) picks
+/// recursive doubling or the segmented ring from the predicted times, then runs it.
+pub fn allreduce_auto<T: Elem>(
+    world: &SimpleCommunicator,
+    xs: &[T],
+    op: Op,
+    model: &CostModel,
+) -> Vec<T> {
+    let bytes = std::mem::size_of_val(xs);
+    match choose::choose_algorithm(model, world.size() as usize, bytes) {
+        Algorithm::RecursiveDoubling => doubling::allreduce_recursive_doubling(world, xs, op),
+        _ => segmented::allreduce_ring_segmented(world, xs, op, segment_len::<T>()),
+    }
+}
+// ANCHOR_END: allreduce_auto
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_cover_the_vector_in_order() {
+        for (len, p) in [(10, 4), (2, 4), (0, 3), (8, 4), (1, 1), (7, 8)] {
+            let mut next = 0;
+            for i in 0..p {
+                let r = chunk_range(len, p, i);
+                assert_eq!(r.start, next, "len {len} p {p} chunk {i}");
+                assert!(r.len() == len / p || r.len() == len / p + 1);
+                next = r.end;
+            }
+            assert_eq!(next, len);
+        }
+        assert_eq!(chunk_range(10, 4, 2), 6..8);
+    }
+
+    #[test]
+    fn split_chunks_lends_both_parts() {
+        let mut v = [0, 1, 2, 3, 4, 5];
+        let (s, r) = split_chunks(&mut v, 4..6, 0..2);
+        r.copy_from_slice(s);
+        assert_eq!(v, [4, 5, 2, 3, 4, 5]);
+        let (s, r) = split_chunks(&mut v, 6..6, 2..4);
+        assert!(s.is_empty() && r == [2, 3]);
+    }
+}
