@@ -109,3 +109,14 @@ ifeq ($(CH),03)
 	cp $(TARGET_DIR)/workbook/ch03-busbw.svg book/src/ch03-ring-allreduce/img/
 	@echo "outputs: wrote book/src/ch03-ring-allreduce/output/sweep.txt and img/ch03-busbw.svg"
 endif
+ifeq ($(CH),04)
+	mkdir -p book/src/ch04-halo-exchange/img
+	cp $(TARGET_DIR)/workbook/ch04-heat.svg book/src/ch04-halo-exchange/img/
+	set -o pipefail; { echo '$$ make bench CH=04'; $(MAKE) -s --no-print-directory bench CH=04 2>&1 | grep -v '^halo_bench: running'; } \
+	  > book/src/ch04-halo-exchange/output/halo_bench.txt
+	cp $(TARGET_DIR)/workbook/ch04-strong.svg $(TARGET_DIR)/workbook/ch04-weak.svg book/src/ch04-halo-exchange/img/
+	set -o pipefail; { echo '$$ cargo test -p ch04-halo-exchange --features solution --test planted_mistakes -- --nocapture'; \
+	  cargo test -q -p ch04-halo-exchange --features solution --test planted_mistakes -- --nocapture --test-threads=1 2>&1 \
+	  | grep -E 'says|minimal failing|DEADLOCK|^test result' | sed 's/^.*rank [0-9] | //'; } > book/src/ch04-halo-exchange/output/planted.txt
+	@echo "outputs: wrote the heat map, the benchmark output and its plots for chapter 4"
+endif

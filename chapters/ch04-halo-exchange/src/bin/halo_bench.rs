@@ -1,0 +1,296 @@
+//! Benchmark: the three halo exchanges at 1, 2 and 4 ranks, strong and weak scaling, and
+//! the update's memory bandwidth against a large memcpy measured in the same run.
+//!
+//! Run: `make bench CH=04` (release build, the solutions). Started without mpirun this
+//! program is the driver: it measures the copy bandwidth, then runs itself under mpirun
+//! at NP = 1, 2, 4 (`child` argument) and collects one CSV row per (grid, variant).
+//! Expect: a table per run with time per step, the update's bandwidth (16 bytes per cell
+//! per step: read `src` once, write `dst` once, over the compute time), the share of
+//! communication, the strong- and weak-scaling efficiency; `target/workbook/
+//! ch04-halo-bench.csv` and two plots (`ch04-strong.svg`, `ch04-weak.svg`). More ranks
+//! than cores (NP=4 on 2 cores) take turns: the figures say so rather than hide it.
+
+use ch04::problem::{Boundary, Problem};
+use ch04::solver::{solve, Parts, VARIANTS};
+use ch04::topology::dims_create;
+use mpi::traits::*;
+use std::time::{Duration, Instant};
+use tabled::Tabled;
+use toolkit::launch::Job;
+use toolkit::plot::{loglog_svg, Series};
+use toolkit::report::{table, write_file, Timing};
+
+/// Global N x N grids for strong scaling.
+const STRONG: [usize; 3] = [256, 1024, 2048];
+/// Cells per rank along each axis for weak scaling.
+const WEAK: usize = 1024;
+/// Cell updates per rank per trial (sets the steps), and trials (the best counts).
+const WORK: f64 = 6e7;
+const TRIALS: usize = 5;
+/// Rank counts of the sweep.
+const NPS: [u32; 3] = [1, 2, 4];
+
+/// One measurement, as printed by a child's rank 0.
+#[derive(Clone, Debug)]
+struct Sample {
+    np: u32,
+    kind: String,
+    rows: usize,
+    cols: usize,
+    variant: String,
+    steps: usize,
+    step_s: f64,
+    compute_s: f64,
+    comm_s: f64,
+}
+
+/// Runs every (grid, variant) at this job's size; rank 0 prints `ROW,...` lines.
+fn child() {
+    let universe = toolkit::init();
+    let world = universe.world();
+    let size = world.size();
+    let d = dims_create(size);
+    let mut grids: Vec<(&str, usize, usize)> = STRONG.iter().map(|&n| ("strong", n, n)).collect();
+    grids.push(("weak", WEAK * d[0] as usize, WEAK * d[1] as usize));
+    let parts = Parts::yours();
+    if size == 1 {
+        // measured here, right before the 1-rank runs, under the same load
+        let (copy, scale) = reference_bandwidths();
+        println!("REF,{copy:e},{scale:e}");
+    }
+    for (kind, rows, cols) in grids {
+        let p = Problem {
+            rows,
+            cols,
+            boundary: Boundary::Fixed,
+        };
+        let steps = (WORK / (rows * cols / size as usize) as f64).clamp(10.0, 2000.0) as usize;
+        let _ = solve(&world, &p, VARIANTS[2], 2, 2, 0.0, &parts); // warm-up
+        for variant in VARIANTS {
+            let mut best = (f64::INFINITY, 0.0, 0.0);
+            for _ in 0..TRIALS {
+                let run = solve(&world, &p, variant, steps, steps, 0.0, &parts)
+                    .unwrap_or_else(|why| panic!("{why}"));
+                let per = |s: f64| Timing::over_ranks(&world, s / steps as f64).max;
+                let t = (per(run.compute + run.comm), per(run.compute), per(run.comm));
+                if t.0 < best.0 {
+                    best = t;
+                }
+            }
+            if world.rank() == 0 {
+                println!(
+                    "ROW,{size},{kind},{rows},{cols},{variant:?},{steps},{:e},{:e},{:e}",
+                    best.0, best.1, best.2
+                );
+            }
+        }
+    }
+}
+
+/// Bytes per second of a large copy (`copy_from_slice`) and of a scale loop
+/// (`d[i] = 1.0000001 * s[i]`), counting one read and one write per value, best of 5.
+/// The copy may use streaming stores; the scale loop, like the update, writes through the
+/// cache (each written line is read first): the two bracket what the update can reach.
+fn reference_bandwidths() -> (f64, f64) {
+    let n = 32 << 20; // 32 Mi f64 = 256 MiB per buffer, far beyond any cache
+    let (src, mut dst) = (vec![1.0f64; n], vec![0.0f64; n]);
+    let (mut copy, mut scale) = (f64::INFINITY, f64::INFINITY);
+    for _ in 0..5 {
+        let t = Instant::now();
+        dst.copy_from_slice(&src);
+        copy = copy.min(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        for (d, s) in dst.iter_mut().zip(&src) {
+            *d = 1.0000001 * s;
+        }
+        scale = scale.min(t.elapsed().as_secs_f64());
+        std::hint::black_box(&dst);
+    }
+    (16.0 * n as f64 / copy, 16.0 * n as f64 / scale)
+}
+
+fn parse(line: &str) -> Option<Sample> {
+    let f: Vec<&str> = line.strip_prefix("ROW,")?.split(',').collect();
+    Some(Sample {
+        np: f[0].parse().ok()?,
+        kind: f[1].into(),
+        rows: f[2].parse().ok()?,
+        cols: f[3].parse().ok()?,
+        variant: f[4].into(),
+        steps: f[5].parse().ok()?,
+        step_s: f[6].parse().ok()?,
+        compute_s: f[7].parse().ok()?,
+        comm_s: f[8].parse().ok()?,
+    })
+}
+
+#[derive(Tabled)]
+struct Row {
+    np: u32,
+    grid: String,
+    variant: String,
+    #[tabled(rename = "µs/step")]
+    step: String,
+    #[tabled(rename = "compute µs")]
+    compute: String,
+    #[tabled(rename = "update GB/s")]
+    bandwidth: String,
+    #[tabled(rename = "comm share")]
+    share: String,
+    #[tabled(rename = "efficiency")]
+    efficiency: String,
+}
+
+fn main() {
+    if std::env::args().nth(1).as_deref() == Some("child") {
+        return child();
+    }
+    let exe = std::env::current_exe().expect("own path");
+    let (mut samples, mut refs) = (vec![], (f64::NAN, f64::NAN));
+    for np in NPS {
+        eprintln!("halo_bench: running {np} rank(s)...");
+        let job = Job::new(exe.to_string_lossy()).ranks(np).args(["child"]);
+        let out = job
+            .timeout(Duration::from_secs(600))
+            .run()
+            .unwrap_or_else(|e| panic!("{e}"));
+        if !out.success() {
+            panic!("the {np}-rank run failed:\n{}", out.text());
+        }
+        let lines = out.rank_lines(0);
+        samples.extend(lines.iter().filter_map(|l| parse(l)));
+        for l in lines.iter().filter_map(|l| l.strip_prefix("REF,")) {
+            let v: Vec<f64> = l.split(',').filter_map(|x| x.parse().ok()).collect();
+            refs = (v[0], v[1]);
+        }
+    }
+    report(&samples, refs);
+}
+
+/// The table, the CSV, the plots, and the two targets, from every sample.
+fn report(samples: &[Sample], (copy, scale): (f64, f64)) {
+    let base = |s: &Sample| {
+        let same = |b: &&Sample| b.np == 1 && b.kind == s.kind && b.variant == s.variant;
+        samples
+            .iter()
+            .filter(same)
+            .find(|b| s.kind == "weak" || b.rows == s.rows)
+    };
+    let mut csv = String::from(
+        "np,kind,rows,cols,variant,steps,step_s,compute_s,comm_s,update_bytes_per_s,comm_share,efficiency\n",
+    );
+    let mut rows = vec![];
+    for s in samples {
+        let bandwidth = 16.0 * (s.rows * s.cols) as f64 / s.compute_s;
+        let share = s.comm_s / s.step_s;
+        let eff = base(s).map_or(f64::NAN, |b| {
+            let ideal = if s.kind == "weak" {
+                b.step_s
+            } else {
+                b.step_s / s.np as f64
+            };
+            ideal / s.step_s
+        });
+        csv += &format!(
+            "{},{},{},{},{},{},{:e},{:e},{:e},{:e},{:.4},{:.4}\n",
+            s.np,
+            s.kind,
+            s.rows,
+            s.cols,
+            s.variant,
+            s.steps,
+            s.step_s,
+            s.compute_s,
+            s.comm_s,
+            bandwidth,
+            share,
+            eff
+        );
+        rows.push(Row {
+            np: s.np,
+            grid: format!("{} {}x{}", s.kind, s.rows, s.cols),
+            variant: s.variant.clone(),
+            step: format!("{:.1}", s.step_s * 1e6),
+            compute: format!("{:.1}", s.compute_s * 1e6),
+            bandwidth: format!("{:.1}", bandwidth / 1e9),
+            share: format!("{:.0}%", 100.0 * share),
+            efficiency: format!("{:.2}", eff),
+        });
+    }
+    println!(
+        "reference bandwidths at 1 rank, 256 MiB arrays, read + write counted: copy {:.1} GB/s, \
+         scale loop {:.1} GB/s",
+        copy / 1e9,
+        scale / 1e9
+    );
+    println!("{}", table(rows));
+    let find = |np: u32, kind: &str, n: usize, v: &str| {
+        let hit = |s: &&Sample| s.np == np && s.kind == kind && s.variant == v;
+        samples
+            .iter()
+            .filter(hit)
+            .find(|s| kind == "weak" || s.rows == n)
+    };
+    let big = STRONG[STRONG.len() - 1];
+    for v in ["Blocking", "Sendrecv", "Overlapped"] {
+        if let Some(s) = find(1, "strong", big, v) {
+            let bw = 16.0 * (s.rows * s.cols) as f64 / s.compute_s;
+            println!(
+                "target 1, {v} update at 1 rank, {big}x{big}: {:.1} GB/s = {:.0}% of the copy \
+                 bandwidth (target: at least 50%), {:.0}% of the scale loop's",
+                bw / 1e9,
+                100.0 * bw / copy,
+                100.0 * bw / scale
+            );
+        }
+    }
+    for &n in &STRONG {
+        if let (Some(b), Some(o)) = (
+            find(4, "strong", n, "Blocking"),
+            find(4, "strong", n, "Overlapped"),
+        ) {
+            println!(
+                "target 2, 4 ranks, {n}x{n}: overlapped {:.1} µs/step vs blocking {:.1} \
+                 (ratio {:.2}; communication is {:.0}% of the blocking step)",
+                o.step_s * 1e6,
+                b.step_s * 1e6,
+                o.step_s / b.step_s,
+                100.0 * b.comm_s / b.step_s
+            );
+        }
+    }
+    let series = |kind: &str, n: usize| -> Vec<Series> {
+        ["Blocking", "Sendrecv", "Overlapped"]
+            .iter()
+            .map(|v| Series {
+                name: v.to_string(),
+                points: NPS
+                    .iter()
+                    .filter_map(|&np| find(np, kind, n, v).map(|s| (np as f64, s.step_s * 1e6)))
+                    .collect(),
+            })
+            .collect()
+    };
+    let strong = loglog_svg(
+        &format!("strong scaling, {big} x {big} grid"),
+        "ranks",
+        "µs per step",
+        &series("strong", big),
+    );
+    let weak = loglog_svg(
+        &format!("weak scaling, {WEAK} x {WEAK} cells per rank"),
+        "ranks",
+        "µs per step",
+        &series("weak", 0),
+    );
+    for (name, text) in [
+        ("ch04-halo-bench.csv", &csv),
+        ("ch04-strong.svg", &strong),
+        ("ch04-weak.svg", &weak),
+    ] {
+        match write_file(name, text) {
+            Ok(path) => println!("wrote {}", path.display()),
+            Err(e) => println!("could not write {name}: {e}"),
+        }
+    }
+}

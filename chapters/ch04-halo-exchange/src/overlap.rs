@@ -1,0 +1,32 @@
+//! Exercise 4.5: one Jacobi step that overlaps the halo exchange with the interior update.
+//!
+//! Check: `make check CH=04` (test `ex4_5_overlapped_matches_serial`: the solver with your
+//! step equals the serial solver bit for bit, at 1 to 8 ranks).
+#![allow(unused_variables)] // the stub does not use its arguments yet
+
+use crate::field::Field;
+use crate::halo::Halo;
+use crate::topology::Neighbours;
+use mpi::topology::CartesianCommunicator;
+
+// ANCHOR: overlapped
+/// One Jacobi step, `src` -> `dst`, with the exchange hidden behind the interior update:
+///
+/// 1. `halo.pack_from(src)`;
+/// 2. inside `mpi::request::scope`: post an immediate receive into `halo.recv[side]`
+///    (tag `side.opposite().tag()`) and an immediate send of `halo.send[side]` (tag
+///    `side.tag()`) for every side with a neighbour;
+/// 3. still inside: `crate::stencil::update_interior(src, dst)`, then wait for every request;
+/// 4. after the scope: `halo.unpack_into(src, nb)`, then
+///    `crate::stencil::update_boundary(src, dst)`.
+pub fn step_overlapped(
+    cart: &CartesianCommunicator,
+    nb: &Neighbours,
+    halo: &mut Halo,
+    src: &mut Field,
+    dst: &mut Field,
+) {
+    // TODO(ex 4.5): post, update the interior, wait, unpack, update the boundary
+    todo!("ex 4.5: overlap the exchange with the interior update")
+}
+// ANCHOR_END: overlapped
