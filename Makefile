@@ -120,3 +120,17 @@ ifeq ($(CH),04)
 	  | grep -E 'says|minimal failing|DEADLOCK|^test result' | sed 's/^.*rank [0-9] | //'; } > book/src/ch04-halo-exchange/output/planted.txt
 	@echo "outputs: wrote the heat map, the benchmark output and its plots for chapter 4"
 endif
+ifeq ($(CH),06)
+	{ echo '$$ cargo run --release -p ch06-data-parallel --features solution --bin train -- --help'; \
+	  cargo run -q --release -p ch06-data-parallel --features solution --bin train -- --help; } \
+	  > book/src/ch06-data-parallel/output/train-help.txt
+	mkdir -p book/src/ch06-data-parallel/img
+	cp $(TARGET_DIR)/workbook/ch06/train-loss.svg $(TARGET_DIR)/workbook/ch06/train-accuracy.svg book/src/ch06-data-parallel/img/
+	{ echo '$$ make bench CH=06'; \
+	  cargo run -q --release -p ch06-data-parallel --features solution --bin dp_bench 2>&1; } \
+	  > book/src/ch06-data-parallel/output/dp_bench.txt
+	{ echo '$$ cargo test -p ch06-data-parallel --test planted_mistakes -- --nocapture'; \
+	  cargo test -q -p ch06-data-parallel --test planted_mistakes -- --nocapture 2>&1 \
+	  | grep -E 'says:|expected order'; } > book/src/ch06-data-parallel/output/planted.txt
+	@echo "outputs: wrote the plots, dp_bench.txt and planted.txt in book/src/ch06-data-parallel/"
+endif

@@ -1,0 +1,178 @@
+//! Benchmark: data-parallel training throughput and the cost of gradient sync, at NP = 1,
+//! 2 and 4 ranks side by side (one mpirun each, started by this program).
+//!
+//! Run: `make bench CH=06` (release build). Per rank count: the default CNN on the digits
+//! (samples/s, share of the step spent in gradient sync, bucketed), and a 30-layer MLP
+//! of width 32 (64 parameter tensors) whose gradients are synced per tensor and in one
+//! 256 KiB bucket. The CNN's sync is timed twice: inside the training step (where it
+//! includes waiting for the slowest rank) and alone, in a loop (pure communication).
+//! Expect the bucketed sync of the deep MLP several times faster than per tensor at 2+
+//! ranks. On a
+//! 2-core machine NP=4 oversubscribes the cores: its times include waiting for a core.
+//! Writes target/workbook/ch06/dp_bench.csv.
+
+use ch06::config::{Config, DeviceChoice};
+use ch06::grad_sync::{allreduce_bucketed, allreduce_per_tensor};
+use ch06::model::ModelKind;
+use ch06::reducer::MpiAllreduce;
+use ch06::report::Progress;
+use ch06::{data, device, optim, train::Trainer};
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use std::time::{Duration, Instant};
+use tabled::Tabled;
+use toolkit::launch::Job;
+use toolkit::report::{table, write_file, Timing};
+
+const RANKS: [u32; 3] = [1, 2, 4];
+const WARMUP: u64 = 10;
+const STEPS: u64 = 100;
+const SYNCS: usize = 50;
+/// Bucket cap for the deep MLP: its ~34,000 gradients (136 KB) fit in one bucket.
+const DEEP_MLP_BUCKET_KIB: usize = 256;
+
+#[derive(Tabled)]
+struct Row {
+    #[tabled(rename = "NP")]
+    np: u32,
+    #[tabled(rename = "CNN samples/s")]
+    samples: String,
+    #[tabled(rename = "CNN step ms")]
+    step_ms: String,
+    #[tabled(rename = "CNN sync % of step (in the step)")]
+    share: String,
+    #[tabled(rename = "CNN sync alone ms (% of step)")]
+    alone: String,
+    #[tabled(rename = "deep MLP per-tensor sync ms")]
+    per_tensor: String,
+    #[tabled(rename = "deep MLP bucketed sync ms (256 KiB)")]
+    bucketed: String,
+    #[tabled(rename = "bucketed speed-up")]
+    speedup: String,
+}
+
+fn main() {
+    if toolkit::launch::under_mpirun() {
+        let universe = toolkit::spmd::start_rank();
+        inner(&universe.world());
+        return;
+    }
+    let exe = std::env::current_exe().expect("own path");
+    let (mut rows, mut csv) = (
+        vec![],
+        String::from(
+            "np,samples_per_s,step_ms,sync_share,sync_alone_ms,per_tensor_ms,bucketed_ms\n",
+        ),
+    );
+    for np in RANKS {
+        eprintln!("dp_bench: NP={np} ...");
+        let out = Job::new(exe.to_string_lossy())
+            .ranks(np)
+            .timeout(Duration::from_secs(300))
+            .run();
+        let out = out.unwrap_or_else(|e| panic!("{e}"));
+        let line = out
+            .lines
+            .iter()
+            .find_map(|l| l.text.strip_prefix("RESULT "));
+        let Some(line) = line.filter(|_| out.success()) else {
+            panic!("NP={np} failed:\n{}", out.text());
+        };
+        let f: Vec<f64> = line.split(',').map(|x| x.parse().unwrap()).collect();
+        csv += &format!("{np},{line}\n");
+        rows.push(Row {
+            np,
+            samples: format!("{:.0}", f[0]),
+            step_ms: format!("{:.2}", f[1]),
+            share: format!("{:.1}", f[2]),
+            alone: format!("{:.3} ({:.1}%)", f[3], 100.0 * f[3] / f[1]),
+            per_tensor: format!("{:.3}", f[4]),
+            bucketed: format!("{:.3}", f[5]),
+            speedup: format!("{:.1}x", f[4] / f[5]),
+        });
+    }
+    println!("{}", table(rows));
+    let path = write_file("ch06/dp_bench.csv", &csv).expect("write csv");
+    println!("wrote {}", path.display());
+}
+
+fn inner(world: &SimpleCommunicator) {
+    let cfg = Config {
+        quiet: true,
+        device: DeviceChoice::Cpu,
+        ..Config::default()
+    };
+    let split = data::digits().expect("digits");
+    let place = device::place(world, cfg.device, None);
+    // The CNN: warm up, then time STEPS steps (wall: the slowest rank's).
+    let mut t = Trainer::new(
+        world,
+        Config {
+            max_steps: Some(WARMUP),
+            ..cfg.clone()
+        },
+        split,
+        place,
+    )
+    .expect("trainer");
+    t.fit(&Progress { enabled: false }).expect("warm-up");
+    t.cfg.max_steps = Some(WARMUP + STEPS);
+    t.cfg.epochs = u64::MAX;
+    t.sync_secs = 0.0;
+    world.barrier();
+    let start = Instant::now();
+    while t.global_step < WARMUP + STEPS {
+        t.step();
+    }
+    let wall = Timing::over_ranks(world, start.elapsed().as_secs_f64()).max;
+    let sync = Timing::over_ranks(world, t.sync_secs).max;
+    let samples_per_s = (STEPS as usize * cfg.batch) as f64 / wall;
+    // The CNN's sync alone, without the compute around it: pure communication.
+    let reducer = MpiAllreduce::new(world);
+    let mut grads: Vec<tch::Tensor> = t.params.iter().map(|p| p.grad()).collect();
+    let mut buf = vec![];
+    world.barrier();
+    let start = Instant::now();
+    for _ in 0..SYNCS {
+        allreduce_bucketed(&reducer, &mut grads, t.buckets(), &mut buf);
+    }
+    let alone = 1e3 * Timing::over_ranks(world, start.elapsed().as_secs_f64()).max / SYNCS as f64;
+    // The deep MLP: one backward, then time each sync SYNCS times.
+    let (per_tensor, bucketed) = deep_mlp_syncs(world);
+    if world.rank() == 0 {
+        let step_ms = 1e3 * wall / STEPS as f64;
+        println!(
+            "RESULT {samples_per_s:.1},{step_ms:.3},{:.2},{alone:.4},{per_tensor:.4},{bucketed:.4}",
+            100.0 * sync / wall
+        );
+    }
+}
+
+fn deep_mlp_syncs(world: &SimpleCommunicator) -> (f64, f64) {
+    tch::manual_seed(1);
+    let vs = tch::nn::VarStore::new(tch::Device::Cpu);
+    let model = ch06::model::build(&vs.root(), ModelKind::DeepMlp(30), (8, 8));
+    let mut named: Vec<_> = vs.variables().into_iter().collect();
+    named.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut params: Vec<tch::Tensor> = named.into_iter().map(|(_, t)| t).collect();
+    let split = data::digits().expect("digits");
+    let (x, y) = split.train.batch(&(0..64).collect::<Vec<_>>());
+    optim::zero_grads(&mut params);
+    ch06::model::loss(&model, &x, &y).backward();
+    let mut grads: Vec<tch::Tensor> = params.iter().map(|p| p.grad()).collect();
+    let reducer = MpiAllreduce::new(world);
+    let lens: Vec<usize> = grads.iter().map(|g| g.numel()).collect();
+    let buckets = ch06::grad_sync::plan_buckets(&lens, DEEP_MLP_BUCKET_KIB * 1024);
+    let mut buf = vec![];
+    let mut time = |f: &mut dyn FnMut(&mut [tch::Tensor])| {
+        world.barrier();
+        let start = Instant::now();
+        for _ in 0..SYNCS {
+            f(&mut grads);
+        }
+        1e3 * Timing::over_ranks(world, start.elapsed().as_secs_f64()).max / SYNCS as f64
+    };
+    let per_tensor = time(&mut |g| allreduce_per_tensor(&reducer, g));
+    let bucketed = time(&mut |g| allreduce_bucketed(&reducer, g, &buckets, &mut buf));
+    (per_tensor, bucketed)
+}

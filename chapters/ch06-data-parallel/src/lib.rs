@@ -1,0 +1,70 @@
+//! Chapter 6: a LibTorch data-parallel trainer over MPI, built piece by piece: what
+//! PyTorch's DistributedDataParallel does, on tch and rsmpi.
+//!
+//! Run the lab with `make run CH=06` (trains the CNN on the shipped UCI digits, 4 ranks)
+//! and your exercises with `make check CH=06`.
+//!
+//! - The exercises: [`bridge`] (ex 6.1: tensor <-> MPI buffer), [`broadcast`] (ex 6.2: an
+//!   identical start), [`sampler`] (ex 6.3: each rank its part of the data),
+//!   [`grad_sync`] (ex 6.4 per-tensor allreduce, ex 6.5 buckets), [`checkpoint`] (ex 6.6
+//!   atomic save, ex 6.7 resume).
+//! - Given: [`elem`] (element types), [`flat`] (pack / unpack, identical-parameters
+//!   check), [`reducer`] (the [`reducer::Allreduce`] backend: plug chapter 3's ring in
+//!   here), [`overlap`] (non-blocking bucketed sync), [`shuffle`], [`data`], [`model`],
+//!   [`optim`], [`ckpt_format`], [`config`], [`device`], [`report`], and [`train`], which
+//!   puts it all together.
+
+pub mod ckpt_format;
+pub mod config;
+pub mod data;
+pub mod device;
+pub mod elem;
+pub mod flat;
+pub mod model;
+pub mod optim;
+pub mod overlap;
+pub mod reducer;
+pub mod report;
+pub mod shuffle;
+pub mod train;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch06-data-parallel/bridge.rs"
+)]
+pub mod bridge;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch06-data-parallel/broadcast.rs"
+)]
+pub mod broadcast;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch06-data-parallel/sampler.rs"
+)]
+pub mod sampler;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch06-data-parallel/grad_sync.rs"
+)]
+pub mod grad_sync;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch06-data-parallel/checkpoint.rs"
+)]
+pub mod checkpoint;
+
+/// Ranks in this job, read from the launcher's environment before MPI starts (so that
+/// the flags can be checked before any communication): Open MPI's
+/// `OMPI_COMM_WORLD_SIZE`, MPICH's `PMI_SIZE`, else `NP` (what `toolkit::init` will
+/// launch), else 4.
+pub fn ranks_from_env() -> usize {
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "NP"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok()?.parse().ok())
+        .unwrap_or(4)
+}

@@ -1,0 +1,45 @@
+//! Checks of exercise 6.2 (broadcast the parameters) at 1, 2, 3, 4 ranks: afterwards
+//! every value on every rank is rank 0's, bit for bit.
+//!
+//! Run: `make check CH=06` or `cargo test -p ch06-data-parallel --features solution
+//! --test broadcast`.
+
+mod common;
+
+use ch06::broadcast::broadcast_parameters;
+use ch06::flat::check_identical;
+use ch06::model::ModelKind;
+use mpi::traits::*;
+use toolkit::compare::exact;
+use toolkit::testing::at_ranks;
+
+#[test]
+fn ex6_2_every_rank_holds_rank_0s_parameters() {
+    at_ranks(
+        "ex6_2_every_rank_holds_rank_0s_parameters",
+        &[1, 2, 3, 4],
+        |world| {
+            tch::set_num_threads(1);
+            let rank = world.rank();
+            for kind in [ModelKind::Mlp, ModelKind::Cnn, ModelKind::DeepMlp(3)] {
+                let mut mine = common::net(kind, 10 + i64::from(rank)).params; // differs per rank
+                let mut want = common::net(kind, 10).params; // rank 0's values, built locally
+                broadcast_parameters(world, 0, &mut mine);
+                for (i, (m, w)) in mine.iter().zip(&want).enumerate() {
+                    let what = format!("{kind:?} parameter tensor {i} on rank {rank}");
+                    exact(&what, &common::values::<f32>(m), &common::values::<f32>(w))?;
+                }
+                // the given fingerprint check agrees
+                check_identical(world, &mine, "after broadcast_parameters")?;
+                // and a broadcast of identical parameters changes nothing
+                broadcast_parameters(world, 0, &mut want);
+                exact(
+                    "second broadcast",
+                    &common::values::<f32>(&want[0]),
+                    &common::values::<f32>(&mine[0]),
+                )?;
+            }
+            Ok(())
+        },
+    );
+}

@@ -1,0 +1,226 @@
+//! Checks of the whole trainer (every exercise together, so they pass once all are done):
+//! data-parallel equals one process in all three sync modes, resume is bit-identical, a
+//! killed rank ends the job with the last checkpoint intact, the default run reaches its
+//! accuracy, and bad flags fail in one line.
+//!
+//! Run: `cargo test -p ch06-data-parallel --features solution --test trainer`.
+
+mod common;
+
+use ch06::config::{Config, SyncMode};
+use ch06::device::place;
+use ch06::model::ModelKind;
+use ch06::report::Progress;
+use ch06::train::Trainer;
+use ch06::{ckpt_format, data, flat};
+use mpi::topology::{Color, SimpleCommunicator};
+use mpi::traits::*;
+use std::time::Duration;
+use toolkit::launch::Job;
+use toolkit::testing::at_ranks;
+
+const QUIET: Progress = Progress { enabled: false };
+
+fn trainer<'c>(comm: &'c SimpleCommunicator, cfg: Config) -> Result<Trainer<'c>, String> {
+    let split = data::digits()?;
+    let at = place(comm, cfg.device, Some(1));
+    Trainer::new(comm, cfg, split, at)
+}
+
+fn cfg(model: ModelKind, sync: SyncMode, steps: u64) -> Config {
+    Config {
+        model,
+        sync,
+        max_steps: Some(steps),
+        quiet: true,
+        batch: 24,
+        bucket_kib: 8,
+        ..Config::default()
+    }
+}
+
+#[test]
+fn data_parallel_trains_like_one_process_in_every_sync_mode() {
+    at_ranks(
+        "data_parallel_trains_like_one_process_in_every_sync_mode",
+        &[1, 2, 3, 4],
+        |world| {
+            // Every rank also trains alone, on a communicator of its own, with the whole batch.
+            let alone = world
+                .split_by_color(Color::with_value(world.rank()))
+                .expect("split");
+            for sync in [SyncMode::PerTensor, SyncMode::Bucketed, SyncMode::Overlap] {
+                let mut dp = trainer(world, cfg(ModelKind::Cnn, sync, 5))?;
+                let mut one = trainer(&alone, cfg(ModelKind::Cnn, sync, 5))?;
+                // The same start: rank 0's initial parameters (the broadcast made them so).
+                for (o, d) in one.params.iter_mut().zip(&dp.params) {
+                    tch::no_grad(|| o.copy_(d));
+                }
+                dp.fit(&QUIET)?;
+                one.fit(&QUIET)?;
+                for (i, (d, o)) in dp.params.iter().zip(&one.params).enumerate() {
+                    let (d, o): (Vec<f32>, Vec<f32>) = (common::values(d), common::values(o));
+                    for (j, (a, b)) in d.iter().zip(&o).enumerate() {
+                        let what = format!("{sync:?}: tensor {} element {j}", dp.names[i]);
+                        common::close(&what, f64::from(*a), f64::from(*b))?;
+                    }
+                }
+            }
+            Ok(())
+        },
+    );
+}
+
+#[test]
+fn resume_continues_bit_for_bit() {
+    at_ranks("resume_continues_bit_for_bit", &[1, 3], |world| {
+        let path = std::env::temp_dir().join(format!("ch06-resume-{}.ckpt", world.size()));
+        let k = 40; // steps before the stop; 2k crosses an epoch (59 steps at batch 24)
+        let mut straight = trainer(world, cfg(ModelKind::Cnn, SyncMode::Bucketed, 2 * k))?;
+        straight.fit(&QUIET)?;
+        let with_ckpt = Config {
+            checkpoint: Some(path.clone()),
+            every: k,
+            ..cfg(ModelKind::Cnn, SyncMode::Bucketed, k)
+        };
+        trainer(world, with_ckpt.clone())?.fit(&QUIET)?;
+        world.barrier(); // rank 0 has written the checkpoint
+        let resume = Config {
+            resume: true,
+            max_steps: Some(2 * k),
+            ..with_ckpt
+        };
+        let mut resumed = trainer(world, resume)?;
+        if resumed.global_step != k {
+            return Err(format!(
+                "resumed at step {}, expected {k}",
+                resumed.global_step
+            ));
+        }
+        resumed.fit(&QUIET)?;
+        let (a, b) = (
+            flat::fingerprint(&straight.params),
+            flat::fingerprint(&resumed.params),
+        );
+        let (ma, mb) = (
+            flat::fingerprint(&straight.opt.buffers),
+            flat::fingerprint(&resumed.opt.buffers),
+        );
+        world.barrier();
+        if world.rank() == 0 {
+            let _ = std::fs::remove_file(&path);
+        }
+        if (a, ma) != (b, mb) {
+            return Err(format!("after {} steps: straight {a:016x}/{ma:016x}, stopped and resumed {b:016x}/{mb:016x}", 2 * k));
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn the_default_run_reaches_95_percent() {
+    at_ranks("the_default_run_reaches_95_percent", &[1, 4], |world| {
+        let mut t = trainer(
+            world,
+            Config {
+                quiet: true,
+                ..Config::default()
+            },
+        )?;
+        let logs = t.fit(&QUIET)?;
+        let acc = logs.last().map_or(0.0, |l| l.test_acc);
+        if acc < 95.0 {
+            return Err(format!(
+                "test accuracy {acc:.2}% after {} epochs, expected >= 95%",
+                logs.len()
+            ));
+        }
+        if world.rank() == 0 {
+            println!(
+                "default CNN at {} ranks: test accuracy {acc:.2}%",
+                world.size()
+            );
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn a_killed_rank_ends_the_job_and_the_checkpoint_survives() {
+    let path = std::env::temp_dir().join(format!("ch06-fault-{}.ckpt", std::process::id()));
+    let args = [
+        "--checkpoint",
+        path.to_str().unwrap(),
+        "--every",
+        "5",
+        "--epochs",
+        "50",
+        "--batch",
+        "24",
+        "--quiet",
+        "--threads",
+        "1",
+    ];
+    let out = Job::new(env!("CARGO_BIN_EXE_train"))
+        .ranks(3)
+        .args(args)
+        .env("CH06_KILL_RANK", "1")
+        .env("CH06_KILL_AT_STEP", "12")
+        .timeout(Duration::from_secs(60))
+        .run()
+        .expect("mpirun");
+    let text = out.text();
+    assert!(
+        !out.success() && !out.timed_out,
+        "the job went on without rank 1:\n{text}"
+    );
+    assert!(
+        out.wall < Duration::from_secs(30),
+        "took {:?} to end:\n{text}",
+        out.wall
+    );
+    let bytes =
+        std::fs::read(&path).unwrap_or_else(|e| panic!("no checkpoint {path:?}: {e}\n{text}"));
+    let ckpt = ckpt_format::decode(&bytes).unwrap_or_else(|e| panic!("checkpoint unusable: {e}"));
+    assert_eq!(
+        ckpt.global_step, 10,
+        "the last checkpoint before the kill at step 12"
+    );
+    let _ = std::fs::remove_file(&path);
+    println!(
+        "rank 1 killed at step 12: job ended in {:.1} s, checkpoint of step 10 intact",
+        out.wall.as_secs_f64()
+    );
+}
+
+#[test]
+fn bad_flags_fail_before_any_communication() {
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["--batch", "30"],
+            "global batch 30 does not split over 4 ranks",
+        ),
+        (&["--model", "resnet"], "unknown model `resnet`"),
+        (&["--device", "tpu"], "unknown device `tpu`"),
+        (&["--data", "/no/such/folder"], "no such folder"),
+        (&["--resume"], "--resume needs --checkpoint"),
+    ];
+    for (args, needle) in cases {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_train"))
+            .args(args)
+            .env("NP", "4")
+            .output()
+            .expect("run train");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} was accepted");
+        assert_eq!(err.lines().count(), 1, "{args:?}: not one line:\n{err}");
+        assert!(
+            err.starts_with("train: ") && err.contains(needle),
+            "{args:?}: {err}"
+        );
+        assert!(
+            !err.contains("re-launching"),
+            "{args:?}: mpirun was started: {err}"
+        );
+    }
+}
