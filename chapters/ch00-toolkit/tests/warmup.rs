@@ -2,11 +2,11 @@
 //!
 //! Run: `make check CH=00` (your code) or `cargo test -p ch00-toolkit --features solution`.
 
+use ch00::warmup;
 use proptest::prelude::*;
 use toolkit::compare::exact;
 use toolkit::lockstep::property;
 use toolkit::testing::at_ranks;
-use ch00::warmup;
 
 const RANKS: &[u32] = &[1, 2, 3, 4, 8];
 
