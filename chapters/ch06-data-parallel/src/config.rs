@@ -27,6 +27,16 @@ pub enum SyncMode {
     Overlap,
 }
 
+/// `--allreduce`: which allreduce the blocking syncs (per-tensor, bucketed) run on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// MPI_Allreduce (the default).
+    Mpi,
+    /// Chapter 3's ring allreduce: your ex 3.1 + 3.2 (or their solutions with
+    /// `--features solution`).
+    Ring,
+}
+
 /// `--device`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DeviceChoice {
@@ -47,6 +57,7 @@ pub struct Config {
     pub momentum: f64,
     pub seed: u64,
     pub sync: SyncMode,
+    pub allreduce: Backend,
     pub bucket_kib: usize,
     pub remainder: Remainder,
     pub device: DeviceChoice,
@@ -75,6 +86,7 @@ impl Default for Config {
             momentum: 0.9,
             seed: 6,
             sync: SyncMode::Bucketed,
+            allreduce: Backend::Mpi,
             bucket_kib: 64,
             remainder: Remainder::Pad,
             device: DeviceChoice::Auto,
@@ -99,6 +111,7 @@ usage: train [flags]           (under mpirun, or re-launched with NP ranks, defa
   --lr X --momentum X            SGD with momentum (default 0.05, 0.9)
   --seed N                       shared seed of the sampler, rank 0's init (default 6)
   --sync per-tensor|bucketed|overlap   gradient sync (default bucketed)
+  --allreduce mpi|ring           MPI_Allreduce (default) or chapter 3's ring
   --bucket-kib N                 bucket cap in KiB (default 64)
   --remainder pad|drop           samples left over by the ranks (default pad)
   --device auto|cpu|cuda         auto: the GPU of the local rank if there is one
@@ -144,6 +157,13 @@ pub fn parse(args: &[String], ranks: usize) -> Result<Config, String> {
                     }
                 }
             }
+            "--allreduce" => {
+                c.allreduce = match value()?.as_str() {
+                    "mpi" => Backend::Mpi,
+                    "ring" => Backend::Ring,
+                    s => return Err(format!("unknown --allreduce `{s}` (mpi|ring)")),
+                }
+            }
             "--remainder" => {
                 c.remainder = match value()?.as_str() {
                     "pad" => Remainder::Pad,
@@ -186,6 +206,13 @@ pub fn check(c: &Config, ranks: usize) -> Result<(), String> {
     }
     if c.resume && c.checkpoint.is_none() {
         return Err("--resume needs --checkpoint FILE".into());
+    }
+    if c.allreduce == Backend::Ring && (c.sync == SyncMode::Overlap || c.cuda_aware) {
+        return Err(
+            "--allreduce ring runs with --sync per-tensor|bucketed on host buffers \
+                    (overlap and --cuda-aware use MPI's own allreduce)"
+                .into(),
+        );
     }
     if c.every == 0 {
         return Err("--every must be at least 1".into());

@@ -1,10 +1,10 @@
 //! Given: the allreduce backend the gradient sync runs on, as a trait.
 //!
 //! [`Allreduce`] sums an f32 buffer over all ranks, in place. [`MpiAllreduce`] (the
-//! default) is MPI_Allreduce. Chapter 3's ring allreduce plugs in here: implement
-//! [`Allreduce`] for a type that calls your ring (reduce-scatter + allgather) and pass it
-//! to the trainer instead (see `train::Trainer::with_reducer`). Also here: an allreduce of
-//! a whole tensor that hands a GPU pointer straight to a CUDA-aware MPI.
+//! default) is MPI_Allreduce; [`RingAllreduce`] is chapter 3's ring (`--allreduce ring`).
+//! Another backend plugs in the same way: implement [`Allreduce`] and pass it with
+//! `train::Trainer::with_reducer`. Also here: an allreduce of a whole tensor that hands a
+//! GPU pointer straight to a CUDA-aware MPI.
 
 use mpi::collective::SystemOperation;
 use mpi::raw::AsRaw;
@@ -59,6 +59,35 @@ impl Allreduce for MpiAllreduce<'_> {
         "mpi"
     }
 }
+
+// ANCHOR: ring_backend
+/// Chapter 3's ring allreduce (reduce-scatter, then allgather) as an [`Allreduce`]:
+/// `--allreduce ring`. It runs your ex 3.1 and 3.2, or their solutions when the
+/// workspace is built with `--features solution`.
+pub struct RingAllreduce<'w> {
+    world: &'w SimpleCommunicator,
+}
+
+impl<'w> RingAllreduce<'w> {
+    /// A ring over all ranks of `world`.
+    pub fn new(world: &'w SimpleCommunicator) -> Self {
+        RingAllreduce { world }
+    }
+}
+
+impl Allreduce for RingAllreduce<'_> {
+    fn sum_in_place(&self, buf: &mut [f32]) {
+        let sum = ch03::allreduce_ring(self.world, buf, ch03::ops::Op::Sum);
+        buf.copy_from_slice(&sum);
+    }
+    fn ranks(&self) -> usize {
+        self.world.size() as usize
+    }
+    fn name(&self) -> &'static str {
+        "ring"
+    }
+}
+// ANCHOR_END: ring_backend
 
 // ANCHOR: cuda_aware
 /// Sums an f32 tensor over all ranks in place, handing its device memory straight to MPI.

@@ -7,12 +7,12 @@
 //! saves a checkpoint every K steps (ex 6.6). Used by `src/bin/train.rs` and the tests.
 
 use crate::broadcast::broadcast_parameters;
-use crate::config::{Config, SyncMode};
+use crate::config::{Backend, Config, SyncMode};
 use crate::data::Split;
 use crate::device::Placement;
 use crate::optim::{zero_grads, Sgd};
 use crate::overlap::{allreduce_overlapped, OverlapBuffers};
-use crate::reducer::{allreduce_device_tensor, Allreduce, MpiAllreduce};
+use crate::reducer::{allreduce_device_tensor, Allreduce, MpiAllreduce, RingAllreduce};
 use crate::report::{EpochLog, Progress};
 
 mod state;
@@ -85,11 +85,15 @@ impl<'c> Trainer<'c> {
             batch,
         };
         let opt = Sgd::new(&params, cfg.lr, cfg.momentum);
+        let reducer: Box<dyn Allreduce + 'c> = match cfg.allreduce {
+            Backend::Mpi => Box::new(MpiAllreduce::new(comm)),
+            Backend::Ring => Box::new(RingAllreduce::new(comm)),
+        };
         let mut t = Trainer {
             buckets: grad_sync::plan_buckets(&lens, cfg.bucket_kib * 1024),
             cfg,
             comm,
-            reducer: Box::new(MpiAllreduce::new(comm)),
+            reducer,
             device: place.device,
             _vs: vs,
             model,

@@ -1,5 +1,5 @@
 //! Checks of the whole trainer (every exercise together, so they pass once all are done):
-//! data-parallel equals one process in all three sync modes, resume is bit-identical, a
+//! data-parallel equals one process in all three sync modes (and on chapter 3's ring), resume is bit-identical, a
 //! killed rank ends the job with the last checkpoint intact, the default run reaches its
 //! accuracy, and bad flags fail in one line.
 //!
@@ -7,7 +7,7 @@
 
 mod common;
 
-use ch06::config::{Config, SyncMode};
+use ch06::config::{Backend, Config, SyncMode};
 use ch06::device::place;
 use ch06::model::ModelKind;
 use ch06::report::Progress;
@@ -49,9 +49,20 @@ fn data_parallel_trains_like_one_process_in_every_sync_mode() {
             let alone = world
                 .split_by_color(Color::with_value(world.rank()))
                 .expect("split");
-            for sync in [SyncMode::PerTensor, SyncMode::Bucketed, SyncMode::Overlap] {
-                let mut dp = trainer(world, cfg(ModelKind::Cnn, sync, 5))?;
-                let mut one = trainer(&alone, cfg(ModelKind::Cnn, sync, 5))?;
+            let ring = |sync| Config {
+                allreduce: Backend::Ring,
+                ..cfg(ModelKind::Cnn, sync, 5)
+            };
+            let runs = [
+                cfg(ModelKind::Cnn, SyncMode::PerTensor, 5),
+                cfg(ModelKind::Cnn, SyncMode::Bucketed, 5),
+                cfg(ModelKind::Cnn, SyncMode::Overlap, 5),
+                ring(SyncMode::Bucketed), // chapter 3's ring as the allreduce
+            ];
+            for run in runs {
+                let (sync, backend) = (run.sync, run.allreduce);
+                let mut dp = trainer(world, run.clone())?;
+                let mut one = trainer(&alone, run)?;
                 // The same start: rank 0's initial parameters (the broadcast made them so).
                 for (o, d) in one.params.iter_mut().zip(&dp.params) {
                     tch::no_grad(|| o.copy_(d));
@@ -61,7 +72,10 @@ fn data_parallel_trains_like_one_process_in_every_sync_mode() {
                 for (i, (d, o)) in dp.params.iter().zip(&one.params).enumerate() {
                     let (d, o): (Vec<f32>, Vec<f32>) = (common::values(d), common::values(o));
                     for (j, (a, b)) in d.iter().zip(&o).enumerate() {
-                        let what = format!("{sync:?}: tensor {} element {j}", dp.names[i]);
+                        let what = format!(
+                            "{sync:?} on {backend:?}: tensor {} element {j}",
+                            dp.names[i]
+                        );
                         common::close(&what, f64::from(*a), f64::from(*b))?;
                     }
                 }
@@ -195,7 +209,7 @@ fn a_killed_rank_ends_the_job_and_the_checkpoint_survives() {
 
 #[test]
 fn bad_flags_fail_before_any_communication() {
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 6] = [
         (
             &["--batch", "30"],
             "global batch 30 does not split over 4 ranks",
@@ -204,6 +218,10 @@ fn bad_flags_fail_before_any_communication() {
         (&["--device", "tpu"], "unknown device `tpu`"),
         (&["--data", "/no/such/folder"], "no such folder"),
         (&["--resume"], "--resume needs --checkpoint"),
+        (
+            &["--allreduce", "ring", "--sync", "overlap"],
+            "--allreduce ring runs with",
+        ),
     ];
     for (args, needle) in cases {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_train"))

@@ -64,8 +64,8 @@ fn run(world: &mpi::topology::SimpleCommunicator, cfg: config::Config) -> Result
             trainer.params.len()
         );
         println!(
-            "{} ranks, global batch {} ({} per rank), sync {:?} ({} buckets of <= {} KiB), lr {}, momentum {}",
-            world.size(), cfg.batch, trainer.sampler.batch, cfg.sync, trainer.buckets().len(),
+            "{} ranks, global batch {} ({} per rank), sync {:?} on {:?} ({} buckets of <= {} KiB), lr {}, momentum {}",
+            world.size(), cfg.batch, trainer.sampler.batch, cfg.sync, cfg.allreduce, trainer.buckets().len(),
             cfg.bucket_kib, cfg.lr, cfg.momentum
         );
         println!(
