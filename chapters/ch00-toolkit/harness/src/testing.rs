@@ -27,7 +27,7 @@ where
         run_body(test_name, body);
     }
     for &n in ranks {
-        let out = launch_self(test_name, n, &[]);
+        let out = launch(test_name, n, &[]);
         if let Err(why) = verdict(test_name, n, &out) {
             panic!("{why}");
         }
@@ -35,9 +35,26 @@ where
 }
 // ANCHOR_END: at_ranks
 
+/// The seed [`launch_self`] gives a planted fault unless one is set: a planted fault's
+/// report (its shrunk case above all) must be the same on every run, or the test that
+/// asserts it would be flaky. Exercise checks ([`at_ranks`]) keep a fresh seed per run.
+pub const PLANTED_SEED: &str = "20261129";
+
 /// Launches this test binary under mpirun with `n` ranks, running only `test_name`
-/// (which should call [`run_body`] or [`at_ranks`]). Extra environment in `env`.
+/// (which should call [`run_body`] or [`at_ranks`]). Extra environment in `env`. The
+/// lockstep seed is [`PLANTED_SEED`] unless `env` or the environment sets `WORKBOOK_SEED`.
 pub fn launch_self(test_name: &str, n: u32, env: &[(&str, &str)]) -> Outcome {
+    let seeded = std::env::var_os("WORKBOOK_SEED").is_some()
+        || env.iter().any(|(k, _)| *k == "WORKBOOK_SEED");
+    let mut env = env.to_vec();
+    if !seeded {
+        env.push(("WORKBOOK_SEED", PLANTED_SEED));
+    }
+    launch(test_name, n, &env)
+}
+
+/// Launches this test binary under mpirun with `n` ranks, running only `test_name`.
+fn launch(test_name: &str, n: u32, env: &[(&str, &str)]) -> Outcome {
     let exe = std::env::current_exe().expect("cannot find the test binary");
     let args = [
         test_name,
