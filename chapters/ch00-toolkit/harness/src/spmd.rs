@@ -37,13 +37,22 @@ pub fn start_rank() -> Universe {
 
 /// Re-runs this executable under mpirun with `NP` ranks and returns its exit code.
 fn relaunch() -> i32 {
-    let ranks = crate::env_u64("NP", 4) as u32;
     let exe = std::env::current_exe().expect("cannot find my own executable");
     let args: Vec<String> = std::env::args().skip(1).collect();
     let name = exe
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    let ranks = match std::env::var("NP") {
+        Err(_) => 4,
+        Ok(v) => match v.trim().parse::<u32>() {
+            Ok(n) if n >= 1 => n,
+            _ => {
+                eprintln!("[workbook] {name}: NP={v:?} is not a number of ranks: use NP=1 or more (e.g. NP=4)");
+                return 2;
+            }
+        },
+    };
     eprintln!(
         "[workbook] {name}: not started by mpirun; re-launching with {ranks} ranks (NP={ranks})"
     );
