@@ -1,7 +1,7 @@
 //! `make check CH=NN` and `make verify`: run a chapter's tests, report per exercise.
 //!
-//! Exercises are found in the chapter's stubs (`todo!("ex N.M: ...")`); their tests are
-//! named `exN_M_...`. A failing test whose output holds `not yet implemented: ex N.M` is
+//! Exercises are found in the chapter's stubs (a `todo!` whose message starts
+//! `ex N.M:`); their tests are named `exN_M_...`. A failing test whose output holds `not yet implemented: ex N.M` is
 //! an exercise not started; any other failure is a wrong answer.
 
 use std::collections::BTreeMap;
@@ -43,7 +43,7 @@ pub fn chapter_dir(root: &Path, nn: &str) -> Result<PathBuf, String> {
     found.ok_or_else(|| format!("no chapter {nn}: expected a folder chapters/{prefix}*"))
 }
 
-/// Every `todo!("ex N.M: task")` in the chapter's `src/`, by exercise id.
+/// Every stub `todo!` whose message starts `ex N.M: task`, in the chapter's `src/`, by id.
 pub fn exercises_in(dir: &Path) -> BTreeMap<String, String> {
     let mut found = BTreeMap::new();
     for file in rust_files(&dir.join("src")) {
