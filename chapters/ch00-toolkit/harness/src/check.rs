@@ -1,8 +1,9 @@
 //! `make check CH=NN` and `make verify`: run a chapter's tests, report per exercise.
 //!
 //! Exercises are found in the chapter's stubs (a `todo!` whose message starts
-//! `ex N.M:`); their tests are named `exN_M_...`. A failing test whose output holds `not yet implemented: ex N.M` is
-//! an exercise not started; any other failure is a wrong answer.
+//! `ex N.M:`); their tests are named `exN_M_...`. A failing test whose output holds
+//! `not yet implemented: ex N.M` is an exercise not started; any other failure is a
+//! wrong answer.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
