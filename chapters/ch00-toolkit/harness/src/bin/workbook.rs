@@ -108,8 +108,13 @@ fn verify(root: &Path, solutions_too: bool) -> i32 {
     for dir in chapters {
         let package = dir.file_name().unwrap().to_string_lossy().into_owned();
         let stubs = check::exercises_in(&dir);
+        let what = if solutions_too {
+            "stubs, then solutions"
+        } else {
+            "stubs"
+        };
         println!(
-            "workbook verify: {package}: {} exercises; stubs, then solutions",
+            "workbook verify: {package}: {} exercises; {what}",
             stubs.len()
         );
         let on_stubs = check::verdicts(&stubs, &check::cargo_test(root, &package, false));
