@@ -13,7 +13,7 @@ use mpi::traits::*;
 use proptest::strategy::Just;
 use std::time::Duration;
 use toolkit::launch::Outcome;
-use toolkit::testing::{launch_self, run_body};
+use toolkit::testing::{assert_failed_within, launch_self, run_body};
 
 /// The watchdog's per-case limit in the deadlock tests, in seconds.
 const LIMIT: &str = "3";
@@ -58,13 +58,7 @@ fn everyone_sending_first_deadlocks_and_is_named() {
         3,
         &[("WORKBOOK_CASE_TIMEOUT", LIMIT)],
     );
-    let text = out.text();
-    assert!(!out.success() && !out.timed_out, "{text}");
-    assert!(
-        out.wall < Duration::from_secs(20),
-        "took {:?}:\n{text}",
-        out.wall
-    );
+    let text = assert_failed_within(&out, Duration::from_secs(20));
     for rank in 0..3 {
         let line = line_with(&out, rank, "DEADLOCK?");
         let right = (rank + 1) % 3;

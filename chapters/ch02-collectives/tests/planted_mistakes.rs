@@ -15,7 +15,7 @@ use proptest::sample::select;
 use std::time::Duration;
 use toolkit::compare::exact;
 use toolkit::lockstep::property;
-use toolkit::testing::{launch_self, run_body};
+use toolkit::testing::{assert_failed_within, launch_self, run_body};
 
 /// Rank r's test vector: `len` values that differ between ranks.
 fn data(rank: i32, len: usize, base: i32) -> Vec<i64> {
@@ -125,13 +125,7 @@ fn planted_missing_send() {
 #[test]
 fn a_missing_send_is_named_by_the_watchdog() {
     let out = launch_self("planted_missing_send", 4, &[("WORKBOOK_CASE_TIMEOUT", "3")]);
-    let text = out.text();
-    assert!(!out.success() && !out.timed_out, "{text}");
-    assert!(
-        out.wall < Duration::from_secs(20),
-        "took {:?}:\n{text}",
-        out.wall
-    );
+    let text = assert_failed_within(&out, Duration::from_secs(20));
     // With 4 ranks, root 0 sends only to 2 (skipping 1), and 2 skips 3.
     for (rank, parent) in [(1, 0), (3, 2)] {
         let line = out

@@ -16,7 +16,7 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use proptest::strategy::{Just, Strategy};
 use std::time::Duration;
-use toolkit::testing::{launch_self, run_body};
+use toolkit::testing::{assert_failed_within, launch_self, run_body};
 
 // ANCHOR: allgather_off_by_one
 /// Mistake 1: an allgather that files each received chunk one place too early:
@@ -95,13 +95,7 @@ fn planted_sends_first() {
 #[test]
 fn sending_first_deadlocks_and_is_named() {
     let out = launch_self("planted_sends_first", 3, &[("WORKBOOK_CASE_TIMEOUT", "3")]);
-    let text = out.text();
-    assert!(!out.success() && !out.timed_out, "{text}");
-    assert!(
-        out.wall < Duration::from_secs(20),
-        "took {:?}:\n{text}",
-        out.wall
-    );
+    let text = assert_failed_within(&out, Duration::from_secs(20));
     // 3·2^16 f64 over 3 ranks: chunks of 2^16 f64, 524288 bytes each.
     for rank in 0..3u32 {
         let line = out

@@ -94,6 +94,15 @@ where
     std::process::exit(i32::from(verdict.is_err()));
 }
 
+/// For planted faults: asserts that the job failed on its own (not killed at the job
+/// deadline) and within `limit`; returns its output as text for further assertions.
+pub fn assert_failed_within(out: &Outcome, limit: Duration) -> String {
+    let text = out.text();
+    assert!(!out.success() && !out.timed_out, "{text}");
+    assert!(out.wall < limit, "took {:?}:\n{text}", out.wall);
+    text
+}
+
 /// Ok if the job passed and really ran `test_name`; else a message a learner can act on.
 pub fn verdict(test_name: &str, n: u32, out: &Outcome) -> Result<(), String> {
     let ran = out

@@ -11,7 +11,7 @@ use proptest::prelude::*;
 use std::time::Duration;
 use toolkit::compare::exact;
 use toolkit::lockstep::property;
-use toolkit::testing::{at_ranks, launch_self, run_body, verdict};
+use toolkit::testing::{assert_failed_within, at_ranks, launch_self, run_body, verdict};
 
 /// Keeps what the harness printed for a planted fault, for the book (`make outputs CH=00`).
 fn keep_for_the_book(test: &str, text: &str) {
@@ -133,13 +133,7 @@ fn planted_deadlock() {
 #[test]
 fn a_deadlock_is_named_within_its_deadline() {
     let out = launch_self("planted_deadlock", 2, &[("WORKBOOK_CASE_TIMEOUT", "3")]);
-    let text = out.text();
-    assert!(!out.success() && !out.timed_out, "{text}");
-    assert!(
-        out.wall < Duration::from_secs(15),
-        "took {:?}:\n{text}",
-        out.wall
-    );
+    let text = assert_failed_within(&out, Duration::from_secs(15));
     for rank in 0..2 {
         let line = out
             .rank_lines(rank)
@@ -176,13 +170,7 @@ fn planted_panic() {
 #[test]
 fn a_panicking_rank_ends_the_job_quickly() {
     let out = launch_self("planted_panic", 4, &[]);
-    let text = out.text();
-    assert!(!out.success() && !out.timed_out, "{text}");
-    assert!(
-        out.wall < Duration::from_secs(10),
-        "took {:?}:\n{text}",
-        out.wall
-    );
+    let text = assert_failed_within(&out, Duration::from_secs(10));
     let said = out.rank_lines(2).join("\n");
     assert!(
         said.contains("rank 2: panicked at") && said.contains("index out of bounds"),
