@@ -14,12 +14,12 @@
 #                        from the PyPI wheel into ./libtorch (LIBTORCH=/path: yours)
 #   mdbook 0.5.4         `mdbook --version`; installs with cargo install --locked
 #
-# Logs of the installs: target/setup/ (in this folder, never shared names under /tmp).
+# Logs of the installs: .cache/setup/ (in this folder, never shared names under /tmp).
 set -u
 cd "$(dirname "$0")/.."
 TORCH_VERSION=2.11.0
 MDBOOK_VERSION=0.5.4
-LOGS=target/setup
+LOGS=.cache/setup
 mkdir -p "$LOGS"
 failed=0
 T0=$SECONDS

@@ -4,7 +4,8 @@
 //! than cores, Open MPI needs permission; we give it through its environment variables,
 //! which MPICH ignores. A job that outlives its deadline is killed whole: `mpirun` runs in
 //! a session of its own, and on timeout every process of that session gets SIGKILL
-//! (killing mpirun alone would leave the ranks running, see notes/mpi.md).
+//! (killing mpirun alone would leave the ranks running: each rank is its own process
+//! group inside mpirun's session, so a kill of mpirun's process group misses them).
 
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Command, ExitStatus, Stdio};
@@ -125,9 +126,9 @@ pub struct Job {
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 impl Job {
-    /// `program` under mpirun with 4 ranks and a 300 s deadline.
+    /// `program` under mpirun with 4 ranks and the `WORKBOOK_JOB_TIMEOUT` deadline.
     pub fn new(program: impl Into<String>) -> Self {
-        let timeout = Duration::from_secs(crate::env_u64("WORKBOOK_JOB_TIMEOUT", 300));
+        let timeout = crate::settings::job_timeout();
         let program = program.into();
         Job {
             program,

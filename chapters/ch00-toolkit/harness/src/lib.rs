@@ -3,11 +3,17 @@
 //! It lives in a crate of its own, apart from chapter 0's exercises, so that a learner's
 //! unfinished code never stops the checker or another chapter from building.
 //!
-//! - [`init`]: the first line of every lab; re-launches under mpirun when started alone.
+//! - [`init`]: the first line of every lab; re-launches under mpirun when started alone,
+//!   asks for the thread level the program needs ([`init_with`]).
+//! - [`job`]: which rank and thread this is; ending every rank at once from any thread.
 //! - [`launch`]: run a program under mpirun/mpiexec (Open MPI or MPICH) with a deadline.
 //! - [`spmd`]: fail fast: a panic on one rank aborts the whole job with `rank R: ...`.
 //! - [`lockstep`]: proptest on every rank at once, verdicts agreed by an allreduce.
-//! - [`watchdog`] + [`intercept`]: a hung case is named with the MPI call each rank is in.
+//! - [`watchdog`] + [`intercept`]: a hung case is named with the MPI call each thread of
+//!   each rank is in; [`diagnose`] reads the reports of all ranks and says what it sees.
+//! - [`errors`], [`panics`]: an MPI error or a panic is told in the learner's terms: rank,
+//!   call, meaning, the learner's line, the case and the seed.
+//! - [`settings`]: every `WORKBOOK_*` setting with its default.
 //! - [`testing`]: MPI tests written as plain `#[test]` functions.
 //! - [`compare`], [`report`], [`plot`]: checking results, timing over ranks, tables, CSV
 //!   and SVG files under `target/workbook/`.
@@ -15,27 +21,21 @@
 
 pub mod check;
 pub mod compare;
+pub mod diagnose;
+pub mod errors;
 pub mod intercept;
+pub mod job;
 pub mod launch;
 pub mod lockstep;
+pub mod panics;
 pub mod plot;
 pub mod report;
 pub mod session;
+pub mod settings;
 pub mod spmd;
 pub mod testing;
 pub mod watchdog;
 
-pub use spmd::init;
+pub use spmd::{init, init_with};
 
-/// An unsigned integer from the environment, or `default` when unset.
-///
-/// Panics with the variable's name when it is set but not a number.
-pub fn env_u64(name: &str, default: u64) -> u64 {
-    match std::env::var(name) {
-        Ok(v) => v
-            .trim()
-            .parse()
-            .unwrap_or_else(|_| panic!("{name}={v:?} is not a whole number")),
-        Err(_) => default,
-    }
-}
+pub use settings::env_u64;

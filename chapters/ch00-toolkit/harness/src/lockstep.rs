@@ -28,7 +28,7 @@ pub struct Property<'w> {
 
 /// Start describing a property named `name` (shown in reports).
 pub fn property<'w>(world: &'w SimpleCommunicator, name: &str) -> Property<'w> {
-    let cases = crate::env_u64("WORKBOOK_CASES", 32) as u32;
+    let cases = crate::settings::cases();
     Property {
         world,
         name: name.to_string(),
@@ -63,6 +63,9 @@ impl Property<'_> {
             ..Config::default()
         };
         // ANCHOR: lockstep_case
+        let size = self.world.size();
+        let reproduce = format!("WORKBOOK_SEED={seed} with {size} ranks");
+        watchdog::set_reproduce(Some(reproduce));
         let mut runner = TestRunner::new_with_rng(config, rng_from(seed));
         let case_no = Cell::new(0u32);
         let result = runner.run(&strategy, |value| {
@@ -76,7 +79,7 @@ impl Property<'_> {
             agreed.map_err(TestCaseError::fail)
         });
         // ANCHOR_END: lockstep_case
-        let size = self.world.size();
+        watchdog::set_reproduce(None);
         match result {
             Ok(()) => Ok(()),
             Err(TestError::Fail(reason, value)) => Err(format!(
@@ -121,17 +124,11 @@ pub fn agree(world: &SimpleCommunicator, mine: Result<(), String>) -> Result<(),
 
 /// `WORKBOOK_SEED` if set, else a fresh one chosen by rank 0; the same on every rank.
 fn shared_seed(world: &SimpleCommunicator) -> u64 {
-    let mut seed = match std::env::var("WORKBOOK_SEED") {
-        Ok(s) => s
-            .trim()
-            .parse()
-            .expect("WORKBOOK_SEED must be an unsigned integer"),
-        Err(_) => {
-            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
-            now.map(|d| d.as_nanos() as u64 % 1_000_000_007)
-                .unwrap_or(1)
-        }
-    };
+    let mut seed = crate::settings::seed().unwrap_or_else(|| {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+        now.map(|d| d.as_nanos() as u64 % 1_000_000_007)
+            .unwrap_or(1)
+    });
     world.process_at_rank(0).broadcast_into(&mut seed);
     seed
 }

@@ -44,7 +44,13 @@ pub fn out_dir() -> PathBuf {
             // cargo marks the root of every target directory with CACHEDIR.TAG.
             let exe = std::env::current_exe().unwrap_or_default();
             let tagged = exe.ancestors().find(|p| p.join("CACHEDIR.TAG").is_file());
-            let target = tagged.map(PathBuf::from);
+            // Else the folder above the profile's (`target/debug/deps/x` -> `target`).
+            let profile = || {
+                let mut up = exe.ancestors();
+                up.find(|p| p.ends_with("debug") || p.ends_with("release"))
+                    .and_then(|p| p.parent())
+            };
+            let target = tagged.or_else(profile).map(PathBuf::from);
             target
                 .unwrap_or_else(|| PathBuf::from("target"))
                 .join("workbook")

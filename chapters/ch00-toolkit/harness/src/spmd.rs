@@ -2,38 +2,75 @@
 //!
 //! [`init`] is the first line of every lab: started without mpirun it re-launches itself
 //! under mpirun with `NP` ranks (default 4); under mpirun it initialises MPI and arms the
-//! fail-fast rules: a panic on any rank prints `rank R: <message>` and aborts the whole
-//! job, and a rank whose mpirun dies goes with it.
+//! fail-fast rules: a panic on any rank prints `rank R: <message>` and ends the whole job,
+//! and a rank whose mpirun dies goes with it.
+//!
+//! Thread levels. The harness runs one thread of its own per rank, the watchdog, which
+//! never calls MPI. That is what `MPI_THREAD_FUNNELED` allows ("the process may be
+//! multi-threaded, but only the main thread makes MPI calls"), so FUNNELED is what
+//! [`init`] asks for. A chapter whose threads call MPI asks for more with [`init_with`];
+//! if the library grants less, every rank refuses to run with a message saying so. Only
+//! the main thread (the one that called `MPI_Init_thread`), or any thread under
+//! `MPI_THREAD_MULTIPLE`, ever calls `MPI_Abort`; any other thread ends its process
+//! without calling MPI, and the launcher ends the rest of the job.
 
+pub use crate::job::{abort_job, say, world_rank};
+use crate::job::level_name;
 use crate::launch::{self, Job};
-use mpi::environment::Universe;
-use std::sync::atomic::{AtomicI32, Ordering};
+use crate::watchdog::case_context;
+use mpi::environment::{Threading, Universe};
 
-/// This process's rank in `MPI_COMM_WORLD`, once MPI is initialised (-1 before).
-static WORLD_RANK: AtomicI32 = AtomicI32::new(-1);
 
-/// Initialise MPI for a lab binary, re-launching under mpirun when needed.
-///
-/// Never returns in the process that re-launches: it exits with the job's status.
+/// Initialise MPI for a lab binary (asking for FUNNELED), re-launching under mpirun when
+/// needed. Never returns in the process that re-launches: it exits with the job's status.
 pub fn init() -> Universe {
+    init_with(Threading::Funneled)
+}
+
+/// [`init`] for a program that needs the thread level `needed` (e.g. `Multiple` when
+/// several threads call MPI). Refuses to run if the library grants less.
+pub fn init_with(needed: Threading) -> Universe {
     if !launch::under_mpirun() {
         std::process::exit(relaunch());
     }
-    start_rank()
+    start_rank_with(needed)
 }
 
-/// Initialise MPI on a rank already started by mpirun and arm the fail-fast rules.
+/// Initialise MPI on a rank already started by mpirun (FUNNELED) and arm the fail-fast
+/// rules.
 pub fn start_rank() -> Universe {
-    // Die with the launcher: no orphan ranks if mpirun is killed.
+    start_rank_with(Threading::Funneled)
+}
+
+/// [`start_rank`] asking for the thread level `needed`.
+// ANCHOR: start_rank
+pub fn start_rank_with(needed: Threading) -> Universe {
+    // SAFETY: prctl on our own process: die with the launcher, no orphan ranks.
     unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
     crate::intercept::keep_linked();
-    let universe = mpi::initialize().expect("MPI was already initialised in this process");
+    let (universe, granted) = mpi::initialize_with_threading(needed.max(Threading::Funneled))
+        .expect("MPI was already initialised in this process");
     use mpi::traits::Communicator;
-    WORLD_RANK.store(universe.world().rank(), Ordering::SeqCst);
+    crate::job::started(universe.world().rank(), granted);
     install_panic_hook();
-    crate::watchdog::start();
+    crate::errors::install();
+    if granted < needed {
+        say(&format!(
+            "rank {}: this program needs {} but the MPI library granted only {}: \
+             use an MPI built with thread support (Open MPI and MPICH from Debian are)",
+            universe.world().rank(),
+            level_name(needed),
+            level_name(granted)
+        ));
+        abort_job(2);
+    }
+    if granted >= Threading::Funneled {
+        crate::watchdog::start();
+    }
     universe
 }
+// ANCHOR_END: start_rank
+
 
 /// Re-runs this executable under mpirun with `NP` ranks and returns its exit code.
 fn relaunch() -> i32 {
@@ -69,35 +106,9 @@ fn relaunch() -> i32 {
     }
 }
 
-/// The rank of this process in `MPI_COMM_WORLD`, or `None` before MPI starts.
-pub fn world_rank() -> Option<i32> {
-    let r = WORLD_RANK.load(Ordering::SeqCst);
-    (r >= 0).then_some(r)
-}
-
-/// Prints one line to stderr in a single write, so that the launcher's rank tags and the
-/// other ranks' output cannot cut it in pieces.
-pub fn say(line: &str) {
-    use std::io::Write;
-    let _ = std::io::stderr().write_all(format!("{line}\n").as_bytes());
-}
-
-/// Ends the whole job at once, from any rank. Used on panics and by the watchdog.
-pub fn abort_job(code: i32) -> ! {
-    use std::io::Write;
-    let _ = std::io::stdout().flush();
-    let _ = std::io::stderr().flush();
-    // The launcher forwards our output asynchronously; MPICH's abort can kill the
-    // forwarder before it has read our last lines. A moment's grace keeps them.
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    if mpi::environment::is_initialized() && !mpi::environment::is_finalized() {
-        unsafe { mpi::ffi::MPI_Abort(mpi::ffi::RSMPI_COMM_WORLD, code) };
-    }
-    std::process::exit(code)
-}
 
 /// A panic on one rank would leave the others blocked forever (unwinding finalises MPI
-/// while they wait). Instead: say which rank and why, then abort every rank.
+/// while they wait). Instead: say which rank, where and why, then end the whole job.
 // ANCHOR: panic_hook
 fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| {
@@ -109,15 +120,16 @@ fn install_panic_hook() {
         } else {
             "(no message)".to_string()
         };
-        let place = info
-            .location()
-            .map(|l| format!(" at {}:{}", l.file(), l.line()));
+        let place = crate::panics::place(info.location());
+        let hint = crate::panics::hint(info.location(), &msg)
+            .map(|h| format!("\n  hint: {h}"))
+            .unwrap_or_default();
         say(&format!(
-            "rank {rank}: panicked{}: {msg}",
-            place.unwrap_or_default()
+            "rank {rank}: panicked at {place}: {msg}{hint}{}",
+            case_context()
         ));
         say(&format!(
-            "rank {rank}: aborting the whole job (a panic on one rank would hang the others)"
+            "rank {rank}: ending the whole job (a panic on one rank would hang the others)"
         ));
         abort_job(101);
     }));

@@ -6,6 +6,7 @@
 //! holds both the check and the launch, and each exercise's test stays independent.
 
 use crate::launch::{self, Job, Outcome};
+use mpi::environment::Threading;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::time::Duration;
@@ -16,24 +17,40 @@ const RAN: &str = "[workbook] ran";
 /// Run `body` on every rank of a job for each size in `ranks`.
 ///
 /// `test_name` must be the test function's name as libtest knows it (for a test at the
-/// top of `tests/x.rs`, just the function name). On failure this panics with every rank's
-/// output and the rank count that failed.
+/// top of `tests/x.rs`, just the function name). MPI starts with `MPI_THREAD_FUNNELED`.
+/// On failure the test fails with every rank's output and the rank count that failed.
 // ANCHOR: at_ranks
 pub fn at_ranks<F>(test_name: &str, ranks: &[u32], body: F)
 where
     F: FnOnce(&SimpleCommunicator) -> Result<(), String>,
 {
+    at_ranks_with(test_name, ranks, Threading::Funneled, body)
+}
+
+/// [`at_ranks`] for a body that needs the thread level `needed` (e.g. `Multiple` when
+/// its threads call MPI): every rank refuses to run it if the library grants less.
+pub fn at_ranks_with<F>(test_name: &str, ranks: &[u32], needed: Threading, body: F)
+where
+    F: FnOnce(&SimpleCommunicator) -> Result<(), String>,
+{
     if launch::under_mpirun() {
-        run_body(test_name, body);
+        run_body_with(test_name, needed, body);
     }
     for &n in ranks {
         let out = launch(test_name, n, &[]);
         if let Err(why) = verdict(test_name, n, &out) {
-            panic!("{why}");
+            fail(&why);
         }
     }
 }
 // ANCHOR_END: at_ranks
+
+/// Fails the calling test with `why` and nothing else: no "panicked at testing.rs" line,
+/// which would point the learner at the harness instead of the report.
+pub fn fail(why: &str) -> ! {
+    println!("{why}");
+    std::panic::resume_unwind(Box::new(why.to_string()))
+}
 
 /// The seed [`launch_self`] gives a planted fault unless one is set: a planted fault's
 /// report (its shrunk case above all) must be the same on every run, or the test that
@@ -64,8 +81,7 @@ fn launch(test_name: &str, n: u32, env: &[(&str, &str)]) -> Outcome {
         "--test-threads=1",
     ];
     let mut job = Job::new(exe.to_string_lossy()).ranks(n).args(args);
-    let limit = crate::env_u64("WORKBOOK_JOB_TIMEOUT", 240);
-    job = job.timeout(Duration::from_secs(limit));
+    job = job.timeout(crate::settings::job_timeout());
     for (k, v) in env {
         job = job.env(k, *v);
     }
@@ -77,14 +93,24 @@ pub fn run_body<F>(test_name: &str, body: F) -> !
 where
     F: FnOnce(&SimpleCommunicator) -> Result<(), String>,
 {
+    run_body_with(test_name, Threading::Funneled, body)
+}
+
+/// [`run_body`] asking MPI for the thread level `needed`.
+pub fn run_body_with<F>(test_name: &str, needed: Threading, body: F) -> !
+where
+    F: FnOnce(&SimpleCommunicator) -> Result<(), String>,
+{
     // libtest has printed `test NAME ... ` without a newline: end that line first.
     println!();
-    let universe = crate::spmd::start_rank();
+    let universe = crate::spmd::start_rank_with(needed);
     let world = universe.world();
     let verdict = crate::lockstep::agree(&world, body(&world));
     if world.rank() == 0 {
         if let Err(why) = &verdict {
-            crate::spmd::say(why);
+            // A property's report is the same on every rank: who said it adds nothing.
+            let report = why.split_once(" says: property ").map(|(_, r)| format!("property {r}"));
+            crate::spmd::say(report.as_deref().unwrap_or(why));
         }
         let word = if verdict.is_ok() { "ok" } else { "FAILED" };
         println!("{RAN} `{test_name}` at {} ranks: {word}", world.size());
@@ -117,7 +143,10 @@ pub fn verdict(test_name: &str, n: u32, out: &Outcome) -> Result<(), String> {
     } else if out.success() {
         format!("no rank ran `{test_name}`: is the name given to at_ranks the test's name?")
     } else {
-        format!("mpirun exited with {:?}", out.status.and_then(|s| s.code()))
+        match out.status.and_then(|s| s.code()) {
+            Some(code) => format!("the job ended with exit status {code}"),
+            None => "the job was ended by a signal".to_string(),
+        }
     };
     Err(format!(
         "`{test_name}` failed at {n} ranks: {why} ({:.1} s)\n{}",
@@ -126,23 +155,58 @@ pub fn verdict(test_name: &str, n: u32, out: &Outcome) -> Result<(), String> {
     ))
 }
 
-/// Rank lines first (what the learner's code said), then at most 8 launcher lines.
+/// Lines of Open MPI's or MPICH's own that say nothing a learner can act on.
+fn launcher_noise(text: &str) -> bool {
+    const NOISE: [&str; 10] = [
+        "ORTE_ERROR_LOG",
+        "MPI_ABORT was invoked",
+        "NOTE: invoking MPI_ABORT",
+        "You may or may not see output",
+        "exited on signal",
+        "Primary job  terminated normally",
+        "Per user-direction, the job has been aborted",
+        "BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES",
+        "CLEANING UP REMAINING PROCESSES",
+        "YOU CAN IGNORE THE BELOW CLEANUP MESSAGES",
+    ];
+    let t = text.trim();
+    t.is_empty() || t.starts_with("---") || t.starts_with("===") || NOISE.iter().any(|n| t.contains(n))
+}
+
+/// What a learner sees of a failed job: the ranks' own lines without the launcher's
+/// noise, a hint when the watchdog reported, launcher lines only if the ranks said nothing.
+pub fn learner_view(out: &Outcome) -> String {
+    readable(out)
+}
+
+/// Rank lines first (what the learner's code said), then a hint when the watchdog
+/// reported, then at most 8 launcher lines if the ranks said nothing useful.
 fn readable(out: &Outcome) -> String {
     let mut text = String::new();
-    for l in out
+    let said = out
         .lines
         .iter()
-        .filter(|l| l.rank.is_some() && !l.is_libtest_noise())
-    {
-        text.push_str(&format!("  rank {} | {}\n", l.rank.unwrap_or(0), l.text));
+        .filter(|l| l.rank.is_some() && !l.is_libtest_noise() && !launcher_noise(&l.text));
+    let said: Vec<_> = said.collect();
+    for l in &said {
+        // Lines that name their rank already (`rank 1: ...`) need no prefix.
+        if l.text.starts_with("rank ") {
+            text.push_str(&format!("  {}\n", l.text));
+        } else {
+            text.push_str(&format!("  rank {} | {}\n", l.rank.unwrap_or(0), l.text));
+        }
     }
-    // When the ranks finished and said why they failed, mpirun's own lines add nothing.
-    if out.lines.iter().any(|l| l.text.contains(RAN)) {
+    let lines: Vec<&str> = said.iter().map(|l| l.text.as_str()).collect();
+    if let Some(hint) = crate::diagnose::deadlock_hint(&lines) {
+        text.push_str(&format!("  {hint}\n"));
+    }
+    // When the ranks said why they failed, mpirun's own lines add nothing.
+    let explained = said.iter().any(|l| l.text.starts_with("rank ") || l.text.contains(RAN));
+    if explained {
         return text;
     }
-    let launcher: Vec<_> = out.lines.iter().filter(|l| l.rank.is_none()).collect();
-    let noise = |t: &str| t.trim().is_empty() || t.starts_with("---");
-    for l in launcher.iter().filter(|l| !noise(&l.text)).take(8) {
+    let launcher = out.lines.iter().filter(|l| l.rank.is_none());
+    for l in launcher.filter(|l| !launcher_noise(&l.text)).take(8) {
         text.push_str(&format!("  mpirun | {}\n", l.text));
     }
     text

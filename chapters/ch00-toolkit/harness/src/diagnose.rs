@@ -1,0 +1,125 @@
+//! Reading the watchdog's reports of all ranks together, as a teacher would.
+//!
+//! Each rank's watchdog knows only its own rank. The launcher sees every rank's line, so
+//! it can say what the picture means: every rank in a send, every rank in a receive, ranks
+//! in different collectives... [`deadlock_hint`] turns the lines into one hint.
+
+/// What one rank was doing when its deadline passed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Sending,
+    Receiving,
+    Waiting,
+    Collective,
+    Finished,
+    Computing,
+}
+
+fn state_of(line: &str) -> Option<State> {
+    // The head line of a rank with several blocked threads: its threads' lines follow.
+    if line.ends_with("threads in blocking calls:") {
+        return None;
+    }
+    if !line.contains("DEADLOCK?") && !line.contains(" thread `") {
+        return None;
+    }
+    let call = line.split("blocked in ").nth(1).unwrap_or("");
+    let name = call.split('(').next().unwrap_or("");
+    Some(match name {
+        "MPI_Send" | "MPI_Ssend" => State::Sending,
+        "MPI_Recv" | "MPI_Probe" | "MPI_Mprobe" => State::Receiving,
+        "MPI_Wait" | "MPI_Waitall" | "MPI_Waitany" | "MPI_Waitsome" => State::Waiting,
+        "MPI_Sendrecv" | "MPI_Sendrecv_replace" => State::Receiving,
+        "" if line.contains("waits for the others") => State::Finished,
+        "" => State::Computing,
+        _ => State::Collective,
+    })
+}
+
+/// The collective a line names (`MPI_Bcast`), for "ranks in different collectives".
+fn collective_of(line: &str) -> Option<&str> {
+    let call = line.split("blocked in ").nth(1)?;
+    call.split('(').next()
+}
+
+/// One hint for a set of watchdog lines (one or more per rank), or `None` when there is
+/// no watchdog report among them.
+pub fn deadlock_hint(lines: &[&str]) -> Option<String> {
+    let reports: Vec<(&str, State)> = lines
+        .iter()
+        .filter_map(|l| state_of(l).map(|s| (*l, s)))
+        .collect();
+    if reports.is_empty() {
+        return None;
+    }
+    let all = |s: State| reports.iter().all(|(_, r)| *r == s);
+    let any = |s: State| reports.iter().any(|(_, r)| *r == s);
+    let hint = if all(State::Sending) {
+        "every rank is sending and none is receiving: a large message is sent only when its \
+         receive starts. Let even ranks send first and odd ranks receive first, or use \
+         send_receive, or non-blocking calls."
+    } else if all(State::Receiving) {
+        "every rank waits to receive and none is sending: a message no rank sends (wrong \
+         destination or tag? a send skipped on some ranks?)."
+    } else if any(State::Finished) && (any(State::Receiving) || any(State::Waiting)) {
+        "some ranks finished while others wait for a message: compare the waiting ranks' \
+         source and tag with what the finished ranks sent."
+    } else if all(State::Collective) {
+        let mut names: Vec<&str> = reports.iter().filter_map(|(l, _)| collective_of(l)).collect();
+        names.sort();
+        names.dedup();
+        if names.len() > 1 {
+            "the ranks are in different collectives: every rank must call the same \
+             collectives in the same order."
+        } else {
+            "every rank is in the same collective and it does not finish: a rank of the \
+             communicator is missing from it, or the ranks disagree on its root or size."
+        }
+    } else if any(State::Collective) {
+        "some ranks are in a collective, others in point-to-point calls: a collective must \
+         be called by every rank of the communicator."
+    } else if all(State::Computing) {
+        "no rank is in MPI: the work is slow or loops forever. If it is merely slow, raise \
+         WORKBOOK_CASE_TIMEOUT."
+    } else {
+        "the ranks wait for each other in a cycle: write down who sends to whom and who \
+         receives from whom in this case, and find the pair that never matches."
+    };
+    Some(format!("hint: {hint}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rank_in_a_send_is_named() {
+        let lines = [
+            "rank 0: DEADLOCK? `swap` not finished after 3 s; blocked in MPI_Send(dest=1 tag=0 4194304 bytes) for 3.0 s",
+            "rank 1: DEADLOCK? `swap` not finished after 3 s; blocked in MPI_Send(dest=0 tag=0 4194304 bytes) for 3.0 s",
+        ];
+        let hint = deadlock_hint(&lines).unwrap();
+        assert!(hint.contains("every rank is sending"), "{hint}");
+    }
+
+    #[test]
+    fn a_missing_send_is_told_apart() {
+        let lines = [
+            "rank 0: DEADLOCK? `x` not finished after 3 s; blocked in MPI_Mprobe(source=2 tag=1) for 3.0 s",
+            "rank 1: DEADLOCK? `x` not finished after 3 s; this rank finished the case and waits for the others",
+        ];
+        let hint = deadlock_hint(&lines).unwrap();
+        assert!(hint.contains("some ranks finished"), "{hint}");
+    }
+
+    #[test]
+    fn different_collectives_are_told_apart() {
+        let lines = [
+            "rank 0: DEADLOCK? `x` not finished after 3 s; blocked in MPI_Bcast(root=0 8 bytes) for 3.0 s",
+            "rank 1: DEADLOCK? `x` not finished after 3 s; blocked in MPI_Barrier() for 3.0 s",
+        ];
+        let hint = deadlock_hint(&lines).unwrap();
+        assert!(hint.contains("different collectives"), "{hint}");
+        assert_eq!(deadlock_hint(&["rank 0: all fine"]), None);
+    }
+}

@@ -1,0 +1,154 @@
+//! Every `WORKBOOK_*` setting, in one place, with its one default.
+//!
+//! Set them in the environment of `make`, `cargo test` or a lab, e.g.
+//! `WORKBOOK_CASE_TIMEOUT=60 make check CH=03`. The book's harness page shows this table.
+
+use std::time::Duration;
+
+/// One setting: its variable, its default (as text) and what it does.
+pub struct Setting {
+    pub name: &'static str,
+    pub default: &'static str,
+    pub meaning: &'static str,
+}
+
+// ANCHOR: settings
+/// The settings the toolkit reads.
+pub const SETTINGS: &[Setting] = &[
+    Setting {
+        name: "NP",
+        default: "4",
+        meaning: "ranks for a lab started without mpirun (make run, make tour)",
+    },
+    Setting {
+        name: "WORKBOOK_CASE_TIMEOUT",
+        default: "20",
+        meaning: "seconds one property case may take before the watchdog calls it a deadlock",
+    },
+    Setting {
+        name: "WORKBOOK_JOB_TIMEOUT",
+        default: "300",
+        meaning: "seconds a whole mpirun job may take before every process of it is killed",
+    },
+    Setting {
+        name: "WORKBOOK_CASES",
+        default: "32",
+        meaning: "random cases per property (a chapter may ask for fewer or more)",
+    },
+    Setting {
+        name: "WORKBOOK_SEED",
+        default: "fresh each run",
+        meaning: "the lockstep seed: a failure report prints the one that reproduces it",
+    },
+    Setting {
+        name: "WORKBOOK_RECORD",
+        default: "1",
+        meaning: "0 switches off the call recorder (the watchdog then cannot name the call)",
+    },
+    Setting {
+        name: "WORKBOOK_OUT",
+        default: "target/workbook",
+        meaning: "where tables, CSV and SVG files are written",
+    },
+    Setting {
+        name: "MPIRUN",
+        default: "mpirun",
+        meaning: "the launcher, e.g. mpirun.mpich (build with MPICC=mpicc.mpich too)",
+    },
+];
+// ANCHOR_END: settings
+
+/// An unsigned integer from the environment, or `default` when unset.
+///
+/// Panics with the variable's name when it is set but not a number.
+pub fn env_u64(name: &str, default: u64) -> u64 {
+    match std::env::var(name) {
+        Ok(v) => v
+            .trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("{name}={v:?} is not a whole number")),
+        Err(_) => default,
+    }
+}
+
+/// The default of a setting in [`SETTINGS`], as a number.
+fn default_of(name: &str) -> u64 {
+    let s = SETTINGS.iter().find(|s| s.name == name);
+    let text = s.map(|s| s.default).unwrap_or("0");
+    text.parse().unwrap_or(0)
+}
+
+/// `WORKBOOK_CASE_TIMEOUT`: the per-case deadline of the watchdog.
+pub fn case_timeout() -> Duration {
+    let name = "WORKBOOK_CASE_TIMEOUT";
+    Duration::from_secs(env_u64(name, default_of(name)))
+}
+
+/// `WORKBOOK_JOB_TIMEOUT`: the deadline of a whole job.
+pub fn job_timeout() -> Duration {
+    let name = "WORKBOOK_JOB_TIMEOUT";
+    Duration::from_secs(env_u64(name, default_of(name)))
+}
+
+/// `WORKBOOK_CASES`: random cases per property.
+pub fn cases() -> u32 {
+    let name = "WORKBOOK_CASES";
+    env_u64(name, default_of(name)) as u32
+}
+
+/// `WORKBOOK_RECORD`: whether the call recorder is on.
+pub fn record_calls() -> bool {
+    env_u64("WORKBOOK_RECORD", 1) != 0
+}
+
+/// `WORKBOOK_SEED`, when set.
+pub fn seed() -> Option<u64> {
+    std::env::var("WORKBOOK_SEED").ok().map(|s| {
+        s.trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("WORKBOOK_SEED={s:?} must be an unsigned integer"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every `WORKBOOK_*` name used anywhere in the repository is listed here, so the
+    /// book's table is complete.
+    #[test]
+    fn every_workbook_variable_in_the_tree_is_listed() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
+        let mut unlisted = std::collections::BTreeSet::new();
+        for dir in ["chapters", "solutions", "tests", "benches", "scripts", "book/src"] {
+            for file in walk(&root.join(dir)) {
+                let text = std::fs::read_to_string(&file).unwrap_or_default();
+                for part in text.split("WORKBOOK_").skip(1) {
+                    let name: String = part
+                        .chars()
+                        .take_while(|c| c.is_ascii_uppercase() || *c == '_')
+                        .collect();
+                    let full = format!("WORKBOOK_{name}");
+                    if !name.is_empty() && !SETTINGS.iter().any(|s| s.name == full) {
+                        unlisted.insert(format!("{full} ({})", file.display()));
+                    }
+                }
+            }
+        }
+        assert!(unlisted.is_empty(), "not in SETTINGS: {unlisted:?}");
+    }
+
+    fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+        let mut out = vec![];
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if path.is_dir() && name != "target" && name != "output" {
+                out.extend(walk(&path));
+            } else if ["rs", "md", "sh", "toml"].iter().any(|x| name.ends_with(x)) {
+                out.push(path);
+            }
+        }
+        out
+    }
+}
