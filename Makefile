@@ -46,7 +46,9 @@ test: setup
 check:
 	@test -n "$(CH)" || { echo "make check: which chapter? e.g. make check CH=00"; exit 2; }
 	@test -n "$(call chapter_dir,$(CH))" || { echo "make check: no chapter $(CH) (try CH=00)"; exit 2; }
-	@$(WORKBOOK) check $(CH)
+	@# The table is the result: a failing exercise is not an error of make (no "*** Error"
+	@# line); `cargo run -p toolkit --bin workbook -- check NN` exits 1 while any fails.
+	@$(WORKBOOK) check $(CH) || true
 
 run:
 	@test -n "$(CH)" || { echo "make run: which chapter? e.g. make run CH=00"; exit 2; }

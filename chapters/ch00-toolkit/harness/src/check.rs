@@ -61,6 +61,72 @@ pub fn exercises_in(dir: &Path) -> BTreeMap<String, String> {
     found
 }
 
+/// Where an exercise lives, for "Next:" lines and for the task text once its `todo!` is
+/// gone.
+#[derive(Clone, Debug, Default)]
+pub struct Place {
+    /// The stub's task text.
+    pub task: String,
+    /// The exercise file, relative to the repository root.
+    pub file: PathBuf,
+    /// The function that holds the stub.
+    pub function: String,
+}
+
+/// Every exercise of the chapter with its task, file and function. Found in the stubs'
+/// `todo!("ex N.M: ...")` and `// TODO(ex N.M): ...` lines, and, for an exercise whose
+/// stub lines the learner has already replaced, in the committed version of its file.
+pub fn exercise_places(root: &Path, dir: &Path) -> BTreeMap<String, Place> {
+    let mut found = BTreeMap::new();
+    for file in rust_files(&dir.join("src")) {
+        let rel = file.strip_prefix(root).unwrap_or(&file).to_path_buf();
+        let now = std::fs::read_to_string(&file).unwrap_or_default();
+        let committed = Command::new("git")
+            .current_dir(root)
+            .args(["show", &format!("HEAD:{}", rel.display())])
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .unwrap_or_default();
+        // The committed stub first, so that the learner's file (which may still hold
+        // the todo! text) wins where both name the exercise.
+        for text in [&committed, &now] {
+            for (id, place) in places_in(text, &rel) {
+                found.insert(id, place);
+            }
+        }
+    }
+    found
+}
+
+/// The exercises a file's text names, with the function around each.
+fn places_in(text: &str, file: &Path) -> Vec<(String, Place)> {
+    let mut out = vec![];
+    let mut function = String::new();
+    for line in text.lines() {
+        let t = line.trim_start();
+        if let Some(rest) = t.strip_prefix("pub fn ").or_else(|| t.strip_prefix("fn ")) {
+            function = rest.split(['(', '<']).next().unwrap_or("").to_string();
+        }
+        let from_todo = t.split("todo!(\"ex ").nth(1).filter(|_| !t.starts_with("//"));
+        let from_comment = t.strip_prefix("// TODO(ex ").map(|r| r.replacen("): ", ": ", 1));
+        let named = from_todo.map(str::to_string).or(from_comment);
+        let Some(rest) = named else { continue };
+        if let Some((id, task)) = rest.split_once(": ") {
+            let task = task.split('"').next().unwrap_or("").trim().to_string();
+            let place = Place {
+                task,
+                file: file.to_path_buf(),
+                function: function.clone(),
+            };
+            // A todo! names the task better than the comment above it: it comes later.
+            out.push((id.to_string(), place));
+        }
+    }
+    out
+}
+
 /// All `.rs` files under `dir`, sorted.
 pub fn rust_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = vec![];
@@ -152,8 +218,13 @@ pub fn exercise_of(test: &str) -> Option<String> {
     (numeric(major) && numeric(minor)).then(|| format!("{major}.{minor}"))
 }
 
-/// Combines the stubs' exercises with a test run into one verdict per exercise.
-pub fn verdicts(stubs: &BTreeMap<String, String>, run: &TestRun) -> Vec<Exercise> {
+/// Combines the stubs' exercises with a test run into one verdict per exercise; the task
+/// of an exercise whose stub is gone comes from `places` (see [`exercise_places`]).
+pub fn verdicts(
+    stubs: &BTreeMap<String, String>,
+    places: &BTreeMap<String, Place>,
+    run: &TestRun,
+) -> Vec<Exercise> {
     // A solved exercise has no todo! left: its tests still name it.
     let mut ids: Vec<String> = stubs.keys().cloned().collect();
     ids.extend(run.results.keys().filter_map(|t| exercise_of(t)));
@@ -188,9 +259,10 @@ pub fn verdicts(stubs: &BTreeMap<String, String>, run: &TestRun) -> Vec<Exercise
         } else {
             Status::Failing(excerpt(failures[0]))
         };
-        let task = match stubs.get(id) {
-            Some(task) => task.clone(),
-            None => format!("(your code; tests: {})", tests.join(", ")),
+        let task = match (stubs.get(id), places.get(id)) {
+            (Some(task), _) => task.clone(),
+            (None, Some(place)) => place.task.clone(),
+            (None, None) => format!("(tests: {})", tests.join(", ")),
         };
         list.push(Exercise {
             id: id.clone(),

@@ -91,7 +91,8 @@ pub fn case_context() -> String {
 
 fn watch() {
     loop {
-        std::thread::sleep(Duration::from_millis(50));
+        std::thread::sleep(intercept::TICK);
+        intercept::tick();
         let report = {
             let armed = ARMED.lock().unwrap_or_else(|e| e.into_inner());
             match armed.as_ref() {

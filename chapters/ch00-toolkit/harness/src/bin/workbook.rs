@@ -59,7 +59,8 @@ fn check_chapter(root: &Path, nn: &str) -> i32 {
         );
         return 2;
     }
-    let list = check::verdicts(&check::exercises_in(&dir), &run);
+    let places = check::exercise_places(root, &dir);
+    let list = check::verdicts(&check::exercises_in(&dir), &places, &run);
     print_table(&list);
     for e in &list {
         if let Status::Failing(why) = &e.status {
@@ -88,10 +89,21 @@ fn check_chapter(root: &Path, nn: &str) -> i32 {
         0
     } else {
         if let Some(next) = list.iter().find(|e| e.status != Status::Passed) {
-            println!(
-                "Next: ex {}: {} (see the chapter's page for hints).",
-                next.id, next.task
-            );
+            println!("Next: ex {}: {}", next.id, next.task);
+            if let Some(place) = places.get(&next.id) {
+                println!(
+                    "  open {} (fn {})",
+                    place.file.display(),
+                    place.function
+                );
+            }
+            let chapter = dir.file_name().unwrap_or_default().to_string_lossy();
+            let page = format!("book/src/{chapter}/exercises.md");
+            if root.join(&page).is_file() {
+                println!(
+                    "  hints: book/build/{chapter}/exercises.html (make book), or {page}"
+                );
+            }
         }
         1
     }
@@ -117,7 +129,8 @@ fn verify(root: &Path, solutions_too: bool) -> i32 {
             "workbook verify: {package}: {} exercises; {what}",
             stubs.len()
         );
-        let on_stubs = check::verdicts(&stubs, &check::cargo_test(root, &package, false));
+        let places = check::exercise_places(root, &dir);
+        let on_stubs = check::verdicts(&stubs, &places, &check::cargo_test(root, &package, false));
         print_table(&on_stubs);
         for e in &on_stubs {
             if e.status != Status::NotStarted {
