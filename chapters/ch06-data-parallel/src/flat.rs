@@ -36,8 +36,9 @@ pub fn unpack(buf: &[f32], tensors: &mut [Tensor]) {
     for t in tensors.iter_mut() {
         let n = t.numel();
         let part = &buf[offset..offset + n];
-        // A view of our memory shaped like the tensor: valid while `part` lives, and
-        // copied out of at once.
+        // SAFETY: `part` holds exactly `t.numel()` f32 values (the slice is cut to that
+        // length), contiguous, and the view that borrows them (it does not own them) is
+        // copied out of at once and dropped in this iteration, while `part` lives.
         let view = unsafe {
             Tensor::from_blob(
                 part.as_ptr() as *const u8,
