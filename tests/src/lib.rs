@@ -16,19 +16,29 @@ pub fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// Every `.md` file under `dir`, sorted.
-pub fn markdown_files(dir: &Path) -> Vec<PathBuf> {
+/// Every file under `dir` (all depths) whose path passes `keep`, sorted.
+pub fn files_under(dir: &Path, keep: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
     let mut out = vec![];
-    for entry in std::fs::read_dir(dir).unwrap().filter_map(|e| e.ok()) {
-        let path = entry.path();
+    for path in std::fs::read_dir(dir).unwrap().filter_map(|e| e.ok().map(|e| e.path())) {
         if path.is_dir() {
-            out.extend(markdown_files(&path));
-        } else if path.extension().is_some_and(|x| x == "md") {
+            out.extend(files_under(&path, keep));
+        } else if keep(&path) {
             out.push(path);
         }
     }
     out.sort();
     out
+}
+
+/// The book's pages: (path relative to `book/src`, text), sorted by path.
+pub fn book_pages() -> Vec<(PathBuf, String)> {
+    let book = repo_root().join("book/src");
+    let pages = files_under(&book, &|p| p.extension().is_some_and(|x| x == "md"));
+    let read = |md: PathBuf| {
+        let text = std::fs::read_to_string(&md).unwrap();
+        (md.strip_prefix(&book).unwrap().to_path_buf(), text)
+    };
+    pages.into_iter().map(read).collect()
 }
 
 /// `{{#include path:anchor}}` -> (path, Some(anchor)); `{{#include path}}` -> (path, None).

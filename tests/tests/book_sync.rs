@@ -1,19 +1,18 @@
 //! The book and the code never drift: the book shows code only through anchored includes
 //! of real files, and every include points at a file and anchors that exist.
 
-use workbook_tests::{includes, markdown_files, repo_root};
+use workbook_tests::{book_pages, includes, repo_root};
 
 #[test]
 fn every_include_points_at_a_real_file_and_anchor() {
     let book = repo_root().join("book/src");
     let mut problems = vec![];
     let mut count = 0;
-    for md in markdown_files(&book) {
-        let text = std::fs::read_to_string(&md).unwrap();
+    for (page, text) in book_pages() {
+        let here = page.display().to_string();
         for (path, anchor) in includes(&text) {
             count += 1;
-            let target = md.parent().unwrap().join(&path);
-            let here = md.strip_prefix(&book).unwrap().display().to_string();
+            let target = book.join(&page).parent().unwrap().join(&path);
             let Ok(source) = std::fs::read_to_string(&target) else {
                 problems.push(format!("{here}: includes {path}, which does not exist"));
                 continue;
@@ -45,11 +44,9 @@ fn every_include_points_at_a_real_file_and_anchor() {
 
 #[test]
 fn rust_blocks_in_the_book_hold_only_includes() {
-    let book = repo_root().join("book/src");
     let mut problems = vec![];
-    for md in markdown_files(&book) {
-        let text = std::fs::read_to_string(&md).unwrap();
-        let here = md.strip_prefix(&book).unwrap().display().to_string();
+    for (page, text) in book_pages() {
+        let here = page.display().to_string();
         let mut in_rust = false;
         for (n, line) in text.lines().enumerate() {
             let fence = line.trim_start();

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use toolkit::check::{exercise_of, exercises_in, rust_files};
-use workbook_tests::{includes, markdown_files, repo_root};
+use workbook_tests::{book_pages, files_under, includes, repo_root};
 
 fn chapters() -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(repo_root().join("chapters"))
@@ -174,33 +174,18 @@ fn every_exercise_has_a_test_named_after_it() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-/// Every file under `dir`, sorted.
-fn all_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = vec![];
-    for path in std::fs::read_dir(dir).unwrap().filter_map(|e| e.ok().map(|e| e.path())) {
-        if path.is_dir() {
-            out.extend(all_files(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out.sort();
-    out
-}
-
 /// A planted mistake is an answer with one thing changed: it lives next to the solutions,
 /// and is a test of its chapter built only with `--features solution`.
 #[test]
 fn planted_mistakes_live_with_the_solutions() {
     let root = repo_root();
     let mut problems = vec![];
-    for file in all_files(&root.join("chapters")) {
-        if file.to_string_lossy().contains("planted_mistakes") {
-            let name = file.strip_prefix(&root).unwrap().display();
-            problems.push(format!(
-                "{name}: a planted mistake in the learner's tree; move it to solutions/"
-            ));
-        }
+    let planted = |p: &Path| p.to_string_lossy().contains("planted_mistakes");
+    for file in files_under(&root.join("chapters"), &planted) {
+        let name = file.strip_prefix(&root).unwrap().display();
+        problems.push(format!(
+            "{name}: a planted mistake in the learner's tree; move it to solutions/"
+        ));
     }
     for dir in chapters() {
         let slug = dir.file_name().unwrap().to_str().unwrap();
@@ -226,12 +211,10 @@ fn planted_mistakes_live_with_the_solutions() {
 /// code and the stubs.
 #[test]
 fn the_book_shows_solutions_only_after_the_exercises_collapsed() {
-    let book = repo_root().join("book/src");
     let mut problems = vec![];
-    for md in markdown_files(&book) {
-        let text = std::fs::read_to_string(&md).unwrap();
-        let here = md.strip_prefix(&book).unwrap().display().to_string();
-        let exercises_page = md.file_name().is_some_and(|n| n == "exercises.md");
+    for (page, text) in book_pages() {
+        let here = page.display().to_string();
+        let exercises_page = page.file_name().is_some_and(|n| n == "exercises.md");
         let (mut open, mut after_an_exercise) = (0usize, false);
         for (n, line) in text.lines().enumerate() {
             after_an_exercise |= line.starts_with("## Ex");
