@@ -47,7 +47,7 @@ pub fn block_range(n: usize, parts: usize, k: usize) -> Range<usize> {
 pub fn dims_create(size: i32) -> [i32; 2] {
     let mut dims = [0i32; 2];
     // SAFETY: `dims` holds the 2 ints MPI_Dims_create reads and writes (ndims = 2), and
-    // lives across the call; MPI is initialised (we hold a communicator's world).
+    // outlives the call.
     let rc = unsafe { ffi::MPI_Dims_create(size, 2, dims.as_mut_ptr()) };
     assert_eq!(rc, 0, "MPI_Dims_create({size}) failed");
     dims
