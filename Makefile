@@ -131,8 +131,8 @@ ifeq ($(CH),06)
 	{ echo '$$ make bench CH=06'; \
 	  cargo run -q --release -p ch06-data-parallel --features solution --bin dp_bench 2>&1; } \
 	  > book/src/ch06-data-parallel/output/dp_bench.txt
-	{ echo '$$ cargo test -p ch06-data-parallel --test planted_mistakes -- --nocapture'; \
-	  cargo test -q -p ch06-data-parallel --test planted_mistakes -- --nocapture 2>&1 \
+	{ echo '$$ cargo test -p ch06-data-parallel --features solution --test planted_mistakes -- --nocapture'; \
+	  cargo test -q -p ch06-data-parallel --features solution --test planted_mistakes -- --nocapture 2>&1 \
 	  | grep -E 'says:|expected order'; } > book/src/ch06-data-parallel/output/planted.txt
 	@echo "outputs: wrote the plots, dp_bench.txt and planted.txt in book/src/ch06-data-parallel/"
 endif

@@ -7,7 +7,8 @@ The torch wheel on PyPI carries a complete libtorch under torch/lib and torch/in
 We take the CPU libraries and headers. libtorch_cpu.so also lists libcudart.so.13 and
 libcupti.so.13 as needed, so we take those two small libraries from their own wheels.
 The wheel's libtorch.so only forwards to libtorch_cuda.so: it is replaced by an empty
-stub. See shared/notes/libtorch.md for the measurements behind each step.
+stub. torch-sys checks the version only if build-version exists, so it is written.
+libtorch_cpu.so has RPATH $ORIGIN: the stubs and libgomp next to it are found at run time.
 """
 import glob
 import os

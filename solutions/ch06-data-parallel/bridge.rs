@@ -50,8 +50,10 @@ pub fn read_tensor<T: MpiElement>(t: &Tensor, buf: &mut [T]) -> Result<(), Bridg
 /// Copies `buf` into `t`, host -> device for a GPU tensor, keeping `t`'s strides.
 pub fn write_tensor<T: MpiElement>(buf: &[T], t: &mut Tensor) -> Result<(), BridgeError> {
     check::<T>(t, buf.len())?;
-    // A CPU view of our buffer with t's shape; it does not own the memory, so it is used
-    // at once, while `buf` is borrowed. copy_ handles strides and the device.
+    // A CPU view of our buffer with t's shape; copy_ handles strides and the device.
+    // SAFETY: `check` made sure `buf` holds exactly `t.numel()` elements of kind `T::KIND`,
+    // contiguous; the view does not own that memory and is used and dropped at once, while
+    // `buf` is borrowed.
     let view = unsafe {
         Tensor::from_blob(
             buf.as_ptr() as *const u8,

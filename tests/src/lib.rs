@@ -2,10 +2,11 @@
 //! - `book_sync.rs`: every include in the book points at a real file and anchor, and the
 //!   book holds no pasted code;
 //! - `exercise_rules.rs`: stubs fail loudly with their exercise number, solutions mirror
-//!   the stubs and hold no `todo!`;
+//!   the stubs and hold no `todo!`, and the learner meets no answer before the exercise
+//!   (none in `chapters/`, in the book only after it and collapsed);
 //! - `toolchain.rs`: one binary links MPI and LibTorch and allreduces a tensor on 2 ranks.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The repository root (the parent of this crate).
 pub fn repo_root() -> PathBuf {
@@ -13,4 +14,51 @@ pub fn repo_root() -> PathBuf {
         .parent()
         .expect("tests/ has a parent")
         .to_path_buf()
+}
+
+/// Every file under `dir` (all depths) whose path passes `keep`, sorted.
+pub fn files_under(dir: &Path, keep: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
+    let mut out = vec![];
+    for path in std::fs::read_dir(dir).unwrap().filter_map(|e| e.ok().map(|e| e.path())) {
+        if path.is_dir() {
+            out.extend(files_under(&path, keep));
+        } else if keep(&path) {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The book's pages: (path relative to `book/src`, text), sorted by path.
+pub fn book_pages() -> Vec<(PathBuf, String)> {
+    let book = repo_root().join("book/src");
+    let pages = files_under(&book, &|p| p.extension().is_some_and(|x| x == "md"));
+    let read = |md: PathBuf| {
+        let text = std::fs::read_to_string(&md).unwrap();
+        (md.strip_prefix(&book).unwrap().to_path_buf(), text)
+    };
+    pages.into_iter().map(read).collect()
+}
+
+/// `{{#include path:anchor}}` -> (path, Some(anchor)); `{{#include path}}` -> (path, None).
+pub fn includes(text: &str) -> Vec<(String, Option<String>)> {
+    let mut found = vec![];
+    for part in text.split("{{#").skip(1) {
+        let Some((directive, _)) = part.split_once("}}") else {
+            continue;
+        };
+        let Some(arg) = directive
+            .strip_prefix("include ")
+            .or(directive.strip_prefix("rustdoc_include "))
+        else {
+            continue;
+        };
+        let arg = arg.trim();
+        match arg.split_once(':') {
+            Some((path, anchor)) => found.push((path.to_string(), Some(anchor.to_string()))),
+            None => found.push((arg.to_string(), None)),
+        }
+    }
+    found
 }

@@ -1,55 +1,18 @@
 //! The book and the code never drift: the book shows code only through anchored includes
 //! of real files, and every include points at a file and anchors that exist.
 
-use std::path::{Path, PathBuf};
-use workbook_tests::repo_root;
-
-fn markdown_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = vec![];
-    for entry in std::fs::read_dir(dir).unwrap().filter_map(|e| e.ok()) {
-        let path = entry.path();
-        if path.is_dir() {
-            out.extend(markdown_files(&path));
-        } else if path.extension().is_some_and(|x| x == "md") {
-            out.push(path);
-        }
-    }
-    out
-}
-
-/// `{{#include path:anchor}}` -> (path, Some(anchor)); `{{#include path}}` -> (path, None).
-fn includes(text: &str) -> Vec<(String, Option<String>)> {
-    let mut found = vec![];
-    for part in text.split("{{#").skip(1) {
-        let Some((directive, _)) = part.split_once("}}") else {
-            continue;
-        };
-        let Some(arg) = directive
-            .strip_prefix("include ")
-            .or(directive.strip_prefix("rustdoc_include "))
-        else {
-            continue;
-        };
-        let arg = arg.trim();
-        match arg.split_once(':') {
-            Some((path, anchor)) => found.push((path.to_string(), Some(anchor.to_string()))),
-            None => found.push((arg.to_string(), None)),
-        }
-    }
-    found
-}
+use workbook_tests::{book_pages, includes, repo_root};
 
 #[test]
 fn every_include_points_at_a_real_file_and_anchor() {
     let book = repo_root().join("book/src");
     let mut problems = vec![];
     let mut count = 0;
-    for md in markdown_files(&book) {
-        let text = std::fs::read_to_string(&md).unwrap();
+    for (page, text) in book_pages() {
+        let here = page.display().to_string();
         for (path, anchor) in includes(&text) {
             count += 1;
-            let target = md.parent().unwrap().join(&path);
-            let here = md.strip_prefix(&book).unwrap().display().to_string();
+            let target = book.join(&page).parent().unwrap().join(&path);
             let Ok(source) = std::fs::read_to_string(&target) else {
                 problems.push(format!("{here}: includes {path}, which does not exist"));
                 continue;
@@ -81,11 +44,9 @@ fn every_include_points_at_a_real_file_and_anchor() {
 
 #[test]
 fn rust_blocks_in_the_book_hold_only_includes() {
-    let book = repo_root().join("book/src");
     let mut problems = vec![];
-    for md in markdown_files(&book) {
-        let text = std::fs::read_to_string(&md).unwrap();
-        let here = md.strip_prefix(&book).unwrap().display().to_string();
+    for (page, text) in book_pages() {
+        let here = page.display().to_string();
         let mut in_rust = false;
         for (n, line) in text.lines().enumerate() {
             let fence = line.trim_start();

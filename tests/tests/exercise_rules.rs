@@ -1,10 +1,12 @@
 //! The exercise rules, for every chapter: a stub fails loudly with its exercise number,
-//! its solution mirrors it and holds no `todo!`, and each exercise has a test.
+//! its solution mirrors it and holds no `todo!`, each exercise has a test, and the learner
+//! meets no answer before trying: planted mistakes live with the solutions, and the book
+//! shows solution code only after the exercise, collapsed.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use toolkit::check::{exercise_of, exercises_in, rust_files};
-use workbook_tests::repo_root;
+use workbook_tests::{book_pages, files_under, includes, repo_root};
 
 fn chapters() -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(repo_root().join("chapters"))
@@ -21,6 +23,13 @@ fn chapter_number(dir: &Path) -> u32 {
     name[2..4]
         .parse()
         .expect("chapter folders are named chNN-slug")
+}
+
+/// The `[[test]]` tables of a chapter's Cargo.toml, as text.
+fn test_tables(dir: &Path) -> Vec<String> {
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    let tables = manifest.split("[[test]]").skip(1);
+    tables.map(|t| t.split("\n[").next().unwrap().to_string()).collect()
 }
 
 /// `pub fn name` items of a file.
@@ -123,6 +132,13 @@ fn solutions_mirror_the_stubs_and_hold_no_todo() {
             }
             mirrored.insert(solution.canonicalize().unwrap());
         }
+        // The chapter's tests kept with the solutions (its planted mistakes) swap nothing in.
+        for table in test_tables(&dir) {
+            if let Some(rest) = table.split("path = \"").nth(1) {
+                let test = dir.join(rest.split('"').next().unwrap());
+                mirrored.extend(test.canonicalize().ok());
+            }
+        }
         let solutions = root.join("solutions").join(dir.file_name().unwrap());
         for file in rust_files(&solutions) {
             if !mirrored.contains(&file.canonicalize().unwrap()) {
@@ -153,6 +169,73 @@ fn every_exercise_has_a_test_named_after_it() {
                     id.replace('.', "_")
                 ));
             }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// A planted mistake is an answer with one thing changed: it lives next to the solutions,
+/// and is a test of its chapter built only with `--features solution`.
+#[test]
+fn planted_mistakes_live_with_the_solutions() {
+    let root = repo_root();
+    let mut problems = vec![];
+    let planted = |p: &Path| p.to_string_lossy().contains("planted_mistakes");
+    for file in files_under(&root.join("chapters"), &planted) {
+        let name = file.strip_prefix(&root).unwrap().display();
+        problems.push(format!(
+            "{name}: a planted mistake in the learner's tree; move it to solutions/"
+        ));
+    }
+    for dir in chapters() {
+        let slug = dir.file_name().unwrap().to_str().unwrap();
+        if !root.join("solutions").join(slug).join("planted_mistakes.rs").is_file() {
+            continue;
+        }
+        let path = format!("path = \"../../solutions/{slug}/planted_mistakes.rs\"");
+        let declared = test_tables(&dir).iter().any(|table| {
+            table.contains(&path) && table.contains("required-features = [\"solution\"]")
+        });
+        if !declared {
+            problems.push(format!(
+                "{slug}/Cargo.toml: no [[test]] with {path} and required-features = [\"solution\"]"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The book shows solution code (and planted mistakes, which live with the solutions) only
+/// where a learner has already tried: on a chapter's `exercises.md`, after its first
+/// `## Ex...` heading, inside a collapsed `<details>` block. Teaching pages show given
+/// code and the stubs.
+#[test]
+fn the_book_shows_solutions_only_after_the_exercises_collapsed() {
+    let mut problems = vec![];
+    for (page, text) in book_pages() {
+        let here = page.display().to_string();
+        let exercises_page = page.file_name().is_some_and(|n| n == "exercises.md");
+        let (mut open, mut after_an_exercise) = (0usize, false);
+        for (n, line) in text.lines().enumerate() {
+            after_an_exercise |= line.starts_with("## Ex");
+            let before = line.split("{{#").next().unwrap();
+            let depth = open + before.matches("<details").count();
+            let depth = depth.saturating_sub(before.matches("</details>").count());
+            for (path, _) in includes(line) {
+                if !path.contains("solutions/") {
+                    continue;
+                }
+                let place = format!("{here}:{}: includes {path}", n + 1);
+                if !exercises_page {
+                    problems.push(format!("{place} on a teaching page; use the stub's anchor"));
+                } else if !after_an_exercise {
+                    problems.push(format!("{place} before the page's first `## Ex` heading"));
+                } else if depth == 0 {
+                    problems.push(format!("{place} outside a <details> block"));
+                }
+            }
+            open += line.matches("<details").count();
+            open = open.saturating_sub(line.matches("</details>").count());
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));

@@ -3,9 +3,12 @@
 //! Every rank runs `shift_right` at the same time. Check: `make check CH=01`; the
 //! `deadlock` lab (`make run CH=01 BIN=deadlock`) times it next to the other two fixes.
 #![allow(unused_variables)] // the stub does not use its arguments yet
+#![allow(unused_imports)] // imported for your answer: unused until you write it
 
+use crate::{neighbours, SHIFT_TAG};
 use mpi::datatype::Equivalence;
 use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
 
 // ANCHOR: shift_right
 /// Every rank sends `mine` to its right neighbour and receives its left neighbour's

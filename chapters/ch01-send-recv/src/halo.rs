@@ -3,9 +3,12 @@
 //! Every rank runs `halo_exchange` at the same time. Check: `make check CH=01`. The same
 //! pattern swaps the ghost cells of a 2-D grid in chapter 4.
 #![allow(unused_variables)] // the stub does not use its arguments yet
+#![allow(unused_imports)] // imported for your answer: unused until you write it
 
+use crate::{neighbours, TO_LEFT_TAG, TO_RIGHT_TAG};
 use mpi::datatype::Equivalence;
 use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
 
 // ANCHOR: halo_exchange
 /// Swaps edges with both neighbours on a periodic 1-D domain, without blocking.

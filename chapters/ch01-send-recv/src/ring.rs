@@ -3,9 +3,12 @@
 //! Every rank runs `pass_token` at the same time. Check: `make check CH=01`; see it run:
 //! `make run CH=01 BIN=ring` (prints the path the token took).
 #![allow(unused_variables)] // the stub does not use its arguments yet
+#![allow(unused_imports)] // imported for your answer: unused until you write it
 
+use crate::{neighbours, TOKEN_TAG};
 use mpi::datatype::Equivalence;
 use mpi::topology::{Rank, SimpleCommunicator};
+use mpi::traits::*;
 
 // ANCHOR: pass_token
 /// One lap of `token` around the ring 0 -> 1 -> ... -> size-1 -> 0, every message tagged

@@ -4,8 +4,11 @@
 //! it orders time, not values (see the chapter on why it cannot replace a receive).
 //! Check with `make check CH=02`; the test records entry and exit times on every rank.
 #![allow(unused_variables)] // the stubs do not use their arguments yet
+#![allow(unused_imports)] // imported for your answer: unused until you write it
 
+use mpi::point_to_point::send_receive_into;
 use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
 
 // ANCHOR: barrier_dissemination
 /// Barrier by dissemination: for d = 1, 2, 4, ... < p, send a token (an empty message or

@@ -4,9 +4,11 @@
 //! afterwards every rank's buffer holds what `root`'s held. Check your work with
 //! `make check CH=02`; the tests compare your result with MPI_Bcast (`reference`).
 #![allow(unused_variables)] // the stubs do not use their arguments yet
+#![allow(unused_imports)] // imported for your answer: unused until you write it
 
 use mpi::datatype::Equivalence;
 use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
 
 // ANCHOR: broadcast_linear
 /// Broadcast, linear: `root` sends `buf` to every other rank, one after the other; every

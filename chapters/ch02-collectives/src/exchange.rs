@@ -5,9 +5,12 @@
 //! `mpi::point_to_point::send_receive_into`, which sends and receives at once and so
 //! cannot deadlock in a ring. Check with `make check CH=02`.
 #![allow(unused_variables)] // the stubs do not use their arguments yet
+#![allow(unused_imports)] // imported for your answer: unused until you write it
 
 use mpi::datatype::Equivalence;
+use mpi::point_to_point::send_receive_into;
 use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
 
 // ANCHOR: allgather_ring
 /// Allgather around a ring: every rank passes `mine` (the same length n on all ranks)

@@ -5,9 +5,12 @@
 //! left (`Op::fold_right_into` / `Op::fold_left_into` say which side is which). Check
 //! with `make check CH=02`; the tests compare with MPI_Reduce and MPI_Scan.
 #![allow(unused_variables)] // the stubs do not use their arguments yet
+#![allow(unused_imports)] // imported for your answer: unused until you write it
 
 use crate::ops::{Elem, Op};
+use mpi::point_to_point::send_receive_into;
 use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
 
 // ANCHOR: reduce_binomial
 /// Reduce along a binomial tree: `root` returns `Some(x_0 ∘ x_1 ∘ ... ∘ x_{p-1})`

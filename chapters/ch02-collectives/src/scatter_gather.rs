@@ -6,9 +6,12 @@
 //! counts are the plain MPI_Scatter / MPI_Gather; unequal ones are the "v" (varcount)
 //! forms. Check with `make check CH=02`.
 #![allow(unused_variables)] // the stubs do not use their arguments yet
+#![allow(unused_imports)] // imported for your answer: unused until you write it
 
+use crate::displacements;
 use mpi::datatype::Equivalence;
 use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
 
 // ANCHOR: scatterv
 /// Scatter: `root` passes `Some(all)` (`counts.iter().sum()` items), the other ranks

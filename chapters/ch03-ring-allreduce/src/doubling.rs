@@ -4,9 +4,12 @@
 //! number differs in one bit, and both reduce. Few messages (good for small vectors),
 //! but n bytes each round (bad for large ones). Check with `make check CH=03`.
 #![allow(unused_variables)] // the stub does not use its arguments yet
+#![allow(unused_imports)] // imported for your answer: unused until you write it
 
 use crate::ops::{Elem, Op};
+use mpi::point_to_point::send_receive_into;
 use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
 
 // ANCHOR: allreduce_recursive_doubling
 /// Recursive-doubling allreduce: every rank returns `x_0 ∘ ... ∘ x_{p-1}`.

@@ -5,9 +5,13 @@
 //! from its left neighbour `(r - 1 + p) % p`, p - 1 times per phase. Check with
 //! `make check CH=03`; the tests compare with MPI_Allreduce at 1, 2, 3, 4, 5 and 8 ranks.
 #![allow(unused_variables)] // the stubs do not use their arguments yet
+#![allow(unused_imports)] // imported for your answer: unused until you write it
 
 use crate::ops::{Elem, Op};
+use crate::{chunk_range, split_chunks};
+use mpi::point_to_point::send_receive_into;
 use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
 
 // ANCHOR: reduce_scatter_ring
 /// Ring reduce-scatter, in place. Afterwards chunk [`crate::owned_chunk`]`(rank, p)` of

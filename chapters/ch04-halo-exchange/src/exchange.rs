@@ -5,10 +5,13 @@
 //! Check: `make check CH=04` (tests `ex4_3_*`, `ex4_4_*`: your exchange inside the solver
 //! equals the serial solver bit for bit, at 1 to 8 ranks, rows up to 8 KiB).
 #![allow(unused_variables)] // the stub does not use its arguments yet
+#![allow(unused_imports)] // imported for your answer: unused until you write it
 
-use crate::halo::Halo;
+use crate::halo::{Halo, Side};
 use crate::topology::Neighbours;
+use mpi::point_to_point as p2p;
 use mpi::topology::CartesianCommunicator;
+use mpi::traits::*;
 
 // ANCHOR: blocking
 /// Fills `halo.recv` from the neighbours' `halo.send` with blocking `send_with_tag` and

@@ -2,10 +2,13 @@
 //!
 //! Check: `make check CH=04` (test `ex4_7_gather_field`, uneven blocks, 1 to 8 ranks).
 #![allow(unused_variables)] // the stub does not use its arguments yet
+#![allow(unused_imports)] // imported for your answer: unused until you write it
 
 use crate::field::Field;
 use crate::topology::Decomposition;
+use mpi::datatype::PartitionMut;
 use mpi::topology::CartesianCommunicator;
+use mpi::traits::*;
 
 // ANCHOR: gather
 /// The whole grid (`rows * cols` values, row-major, no ghosts) on rank 0; `None` on the

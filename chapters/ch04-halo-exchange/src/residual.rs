@@ -3,8 +3,11 @@
 //! Check: `make check CH=04` (test `ex4_6_global_residual`: equal to the serial residual
 //! within the bound for a sum in another order, and the same on every rank).
 #![allow(unused_variables)] // the stub does not use its arguments yet
+#![allow(unused_imports)] // imported for your answer: unused until you write it
 
 use crate::field::Field;
+use crate::stencil::local_residual;
+use mpi::collective::SystemOperation;
 use mpi::traits::*;
 
 // ANCHOR: residual

@@ -46,6 +46,8 @@ pub fn block_range(n: usize, parts: usize, k: usize) -> Range<usize> {
 /// MPI's balanced 2-D process grid for `size` ranks, larger extent first (12 -> [4, 3]).
 pub fn dims_create(size: i32) -> [i32; 2] {
     let mut dims = [0i32; 2];
+    // SAFETY: `dims` holds the 2 ints MPI_Dims_create reads and writes (ndims = 2), and
+    // outlives the call.
     let rc = unsafe { ffi::MPI_Dims_create(size, 2, dims.as_mut_ptr()) };
     assert_eq!(rc, 0, "MPI_Dims_create({size}) failed");
     dims
@@ -54,6 +56,8 @@ pub fn dims_create(size: i32) -> [i32; 2] {
 /// The rank at process coordinates `coords` (`MPI_Cart_rank`; periodic axes wrap).
 pub fn cart_rank(cart: &CartesianCommunicator, coords: [i32; 2]) -> Rank {
     let mut rank = 0;
+    // SAFETY: `cart` is a live Cartesian communicator of 2 dimensions, so MPI_Cart_rank
+    // reads exactly the 2 ints of `coords` and writes one int into `rank`.
     let rc = unsafe { ffi::MPI_Cart_rank(cart.as_raw(), coords.as_ptr(), &mut rank) };
     assert_eq!(rc, 0, "MPI_Cart_rank({coords:?}) failed");
     rank

@@ -4,9 +4,10 @@
 //! (it may not be contiguous) and a device (it may live on a GPU). These three functions
 //! are the only place where the two meet. Check with `make check CH=06` (tests/bridge.rs).
 #![allow(unused_variables)] // the stubs do not use their arguments yet
+#![allow(unused_imports)] // imported for your answer: unused until you write it
 
 use crate::elem::{BridgeError, ElementType, MpiElement};
-use tch::{Kind, Tensor};
+use tch::{Device, Kind, Tensor};
 
 // ANCHOR: element_type
 /// The MPI element type of a tensor kind: Float -> F32, Double -> F64, Int -> I32,

@@ -4,8 +4,11 @@
 //! call every rank holds exactly root's parameters. Check with `make check CH=06`
 //! (tests/broadcast.rs compares every value with root's, bit for bit).
 #![allow(unused_variables)] // the stubs do not use their arguments yet
+#![allow(unused_imports)] // imported for your answer: unused until you write it
 
+use crate::flat;
 use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
 use tch::Tensor;
 
 // ANCHOR: broadcast_parameters

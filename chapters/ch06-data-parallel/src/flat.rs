@@ -1,10 +1,11 @@
 //! Given: flat f32 buffers of many tensors (pack / unpack) and the identical-parameters
 //! check.
 //!
-//! Gradient buckets (ex 6.6) and the overlapped sync (`overlap.rs`) pack several
+//! Gradient buckets (ex 6.5) and the overlapped sync (`overlap.rs`) pack several
 //! gradients into one buffer so that one allreduce moves them all. The copies use the
-//! fast paths measured in notes/libtorch.md: `copy_data` into a slice (a memcpy) and a
-//! `from_blob` view copied with `copy_` (no allocation). Tensors here are f32; on a GPU
+//! fast paths (9M floats, release build, 2 cores): `copy_data` into a slice (a memcpy,
+//! 2.9 ms) and a `from_blob` view copied with `copy_` (1.3 ms, no allocation), not
+//! `Tensor::cat` + `Vec::try_from` (53 ms). Tensors here are f32; on a GPU
 //! `copy_data` stages through host memory by itself and `copy_` copies back to the device.
 
 use mpi::collective::SystemOperation;
@@ -35,8 +36,9 @@ pub fn unpack(buf: &[f32], tensors: &mut [Tensor]) {
     for t in tensors.iter_mut() {
         let n = t.numel();
         let part = &buf[offset..offset + n];
-        // A view of our memory shaped like the tensor: valid while `part` lives, and
-        // copied out of at once.
+        // SAFETY: `part` holds exactly `t.numel()` f32 values (the slice is cut to that
+        // length), contiguous, and the view that borrows them (it does not own them) is
+        // copied out of at once and dropped in this iteration, while `part` lives.
         let view = unsafe {
             Tensor::from_blob(
                 part.as_ptr() as *const u8,

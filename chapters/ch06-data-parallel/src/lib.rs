@@ -10,10 +10,12 @@
 //!   atomic save, ex 6.7 resume).
 //! - Given: [`elem`] (element types), [`flat`] (pack / unpack, identical-parameters
 //!   check), [`reducer`] (the [`reducer::Allreduce`] backend: plug chapter 3's ring in
-//!   here), [`overlap`] (non-blocking bucketed sync), [`shuffle`], [`data`], [`model`],
-//!   [`optim`], [`ckpt_format`], [`config`], [`device`], [`report`], and [`train`], which
-//!   puts it all together.
+//!   here), [`overlap`] (non-blocking bucketed sync), [`shuffle`] (the shared order),
+//!   [`batches`] (the order cut into this rank's batches), [`data`], [`model`], [`optim`],
+//!   [`ckpt_format`], [`config`], [`device`], [`report`], and [`train`], which puts it
+//!   all together.
 
+pub mod batches;
 pub mod ckpt_format;
 pub mod config;
 pub mod data;

@@ -107,8 +107,19 @@ pub fn allreduce_device_tensor(world: &SimpleCommunicator, t: &mut Tensor) {
     if let Device::Cuda(gpu) = t.device() {
         tch::Cuda::synchronize(gpu as i64); // the kernels that wrote it are done
     }
-    let n = send.numel() as i32;
-    unsafe {
+    let n = i32::try_from(send.numel()).unwrap_or_else(|_| {
+        panic!(
+            "allreduce_device_tensor: {} elements exceed MPI's count limit of {} (an int): \
+             split the tensor",
+            send.numel(),
+            i32::MAX
+        )
+    });
+    // SAFETY: `send` and `recv` are live, contiguous f32 tensors of `n` elements each, on
+    // the same device; the caller promises a CUDA-aware MPI when that device is a GPU. The
+    // kernels that wrote `send` have finished (synchronised above), and both tensors
+    // outlive the blocking call.
+    let rc = unsafe {
         mpi::ffi::MPI_Allreduce(
             send.data_ptr(),
             recv.data_ptr(),
@@ -116,8 +127,13 @@ pub fn allreduce_device_tensor(world: &SimpleCommunicator, t: &mut Tensor) {
             f32::equivalent_datatype().as_raw(),
             SystemOperation::sum().as_raw(),
             world.as_raw(),
-        );
-    }
+        )
+    };
+    assert_eq!(
+        rc,
+        mpi::ffi::MPI_SUCCESS as i32,
+        "allreduce_device_tensor: MPI_Allreduce of {n} f32 failed (error code {rc})"
+    );
     tch::no_grad(|| t.copy_(&recv));
 }
 // ANCHOR_END: cuda_aware

@@ -1,9 +1,8 @@
-//! Given: the shared per-epoch shuffle and the sampler the trainer iterates.
+//! Given: the shared per-epoch shuffle, and what to do with the remainder.
 //!
 //! Every rank computes the same permutation of the dataset from (seed, epoch), with no
-//! communication; the exercise (`sampler.rs`, ex 6.3) decides which part is whose.
-
-use std::ops::Range;
+//! communication; the exercise (`sampler.rs`, ex 6.3) decides which part is whose, and
+//! `batches.rs` cuts that part into the trainer's batches. This file uses neither.
 
 /// What to do with the last `len % ranks` samples, so that every rank gets as many.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,34 +43,3 @@ pub fn shuffled(len: usize, seed: u64, epoch: u64) -> Vec<usize> {
     order
 }
 // ANCHOR_END: shuffled
-
-/// This rank's view of the training set: per epoch, its samples in batches of `batch`.
-#[derive(Clone, Debug)]
-pub struct Sampler {
-    pub len: usize,
-    pub ranks: usize,
-    pub rank: usize,
-    pub seed: u64,
-    pub remainder: Remainder,
-    /// Samples per rank per step (the global batch / ranks).
-    pub batch: usize,
-}
-
-impl Sampler {
-    /// This rank's samples in `epoch` (ex 6.3 decides which).
-    pub fn epoch_indices(&self, epoch: u64) -> Vec<usize> {
-        let order = shuffled(self.len, self.seed, epoch);
-        crate::sampler::rank_indices(&order, self.ranks, self.rank, self.remainder)
-    }
-
-    /// Steps per epoch: full batches only, the same on every rank (a partial last batch
-    /// is left out, like `drop_last=True`).
-    pub fn steps_per_epoch(&self) -> usize {
-        crate::sampler::samples_per_rank(self.len, self.ranks, self.remainder) / self.batch
-    }
-
-    /// Positions of step `step`'s batch within [`Sampler::epoch_indices`].
-    pub fn batch_range(&self, step: usize) -> Range<usize> {
-        step * self.batch..(step + 1) * self.batch
-    }
-}

@@ -6,6 +6,7 @@
 //! forward -> backward -> gradient sync (ex 6.4, 6.5, or overlapped) -> SGD step; rank 0
 //! saves a checkpoint every K steps (ex 6.6). Used by `src/bin/train.rs` and the tests.
 
+use crate::batches::Sampler;
 use crate::broadcast::broadcast_parameters;
 use crate::config::{Backend, Config, SyncMode};
 use crate::data::Split;
@@ -16,7 +17,6 @@ use crate::reducer::{allreduce_device_tensor, Allreduce, MpiAllreduce, RingAllre
 use crate::report::{EpochLog, Progress};
 
 mod state;
-use crate::shuffle::Sampler;
 use crate::{flat, grad_sync, model};
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;

@@ -79,6 +79,8 @@ impl Trainer<'_> {
         if var("CH06_KILL_RANK") == Some(self.comm.rank() as u64)
             && var("CH06_KILL_AT_STEP") == Some(self.global_step)
         {
+            // SAFETY: raise() only sends a signal to this process; SIGKILL ends it at once,
+            // on purpose (the test wants a rank to die without a goodbye).
             unsafe { libc::raise(libc::SIGKILL) };
         }
     }

@@ -6,6 +6,7 @@
 //! Run: `cargo test -p ch01-send-recv --features solution --test planted_mistakes -- --nocapture`
 //! to read the messages.
 
+#[path = "../../chapters/ch01-send-recv/tests/common/mod.rs"]
 mod common;
 use common::{halo_property, shift_property, token_property};
 use mpi::topology::SimpleCommunicator;

@@ -6,6 +6,7 @@
 //! Run: `cargo test -p ch03-ring-allreduce --features solution --test planted_mistakes --
 //! --nocapture` to read the messages.
 
+#[path = "../../chapters/ch03-ring-allreduce/tests/common/mod.rs"]
 mod common;
 
 use ch03::chunk_range;

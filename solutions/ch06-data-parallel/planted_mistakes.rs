@@ -1,11 +1,13 @@
 //! Mistakes learners make in this chapter, planted on purpose: each test asserts that the
 //! checks DIAGNOSE the mistake (which step, which ratio, which sample, which ranks), not
-//! just that something failed. They use no exercise, so they pass on the stubs too.
+//! just that something failed. They use no exercise, but they are near-answers, so they
+//! live with the solutions and build only with `--features solution`.
 //!
-//! Run: `cargo test -p ch06-data-parallel --test planted_mistakes -- --nocapture` to see
-//! the messages. `planted_*` functions are the faulty programs, `#[ignore]`d and started
+//! Run: `cargo test -p ch06-data-parallel --features solution --test planted_mistakes --
+//! --nocapture` to see the messages. `planted_*` functions are the faulty programs, `#[ignore]`d and started
 //! under mpirun only by the test below each.
 
+#[path = "../../chapters/ch06-data-parallel/tests/common/mod.rs"]
 mod common;
 
 use ch06::flat;

@@ -2,9 +2,10 @@
 //! checks DIAGNOSE the mistake (which rank, which root, which call, which op), not just
 //! that something failed.
 //!
-//! Run: `cargo test -p ch02-collectives --test planted_mistakes -- --nocapture` to see the
-//! messages. The `planted_*` functions are the faulty programs; they are `#[ignore]`d and
-//! started only by the test below each, under mpirun, through `launch_self`.
+//! Run: `cargo test -p ch02-collectives --features solution --test planted_mistakes --
+//! --nocapture` to see the messages. The `planted_*` functions are the faulty programs;
+//! they are `#[ignore]`d and started only by the test below each, under mpirun, through
+//! `launch_self`.
 
 use ch02::ops::{Elem, Op};
 use ch02::reference;

@@ -6,6 +6,7 @@
 //! Run: `cargo test -p ch04-halo-exchange --features solution --test planted_mistakes --
 //! --nocapture` to read the messages.
 
+#[path = "../../chapters/ch04-halo-exchange/tests/common/mod.rs"]
 mod common;
 use ch04::field::Field;
 use ch04::halo::{Halo, SIDES};
