@@ -9,15 +9,19 @@
 //! - [`lockstep`]: proptest on every rank at once, verdicts agreed by an allreduce.
 //! - [`watchdog`] + [`intercept`]: a hung case is named with the MPI call each rank is in.
 //! - [`testing`]: MPI tests written as plain `#[test]` functions.
+//! - [`elem`], [`ops`]: the element types (i32, i64, f32, f64) and the reduction
+//!   operations every chapter uses, with MPI's operation for each.
 //! - [`compare`], [`report`], [`plot`]: checking results, timing over ranks, tables, CSV
 //!   and SVG files under `target/workbook/`.
 //! - [`check`]: `make check` and `make verify` (the `workbook` binary).
 
 pub mod check;
 pub mod compare;
+pub mod elem;
 pub mod intercept;
 pub mod launch;
 pub mod lockstep;
+pub mod ops;
 pub mod plot;
 pub mod report;
 pub mod session;
