@@ -11,6 +11,7 @@
 //! - [`testing`]: MPI tests written as plain `#[test]` functions.
 //! - [`elem`], [`ops`]: the element types (i32, i64, f32, f64) and the reduction
 //!   operations every chapter uses, with MPI's operation for each.
+//! - [`split`]: blocks of `0..n` over `parts` owners (exercise 0.1's answer).
 //! - [`compare`], [`report`], [`plot`]: checking results, timing over ranks, tables, CSV
 //!   and SVG files under `target/workbook/`.
 //! - [`check`]: `make check` and `make verify` (the `workbook` binary).
@@ -26,6 +27,7 @@ pub mod plot;
 pub mod report;
 pub mod session;
 pub mod spmd;
+pub mod split;
 pub mod testing;
 pub mod watchdog;
 
