@@ -8,7 +8,8 @@
 //! - [`spmd`]: fail fast: a panic on one rank aborts the whole job with `rank R: ...`.
 //! - [`lockstep`]: proptest on every rank at once, verdicts agreed by an allreduce.
 //! - [`watchdog`] + [`intercept`]: a hung case is named with the MPI call each rank is in.
-//! - [`testing`]: MPI tests written as plain `#[test]` functions.
+//! - [`testing`]: MPI tests written as plain `#[test]` functions; [`declare`]: the
+//!   [`mpi_test!`] macro that declares one (name, rank counts, element types) at once.
 //! - [`elem`], [`ops`]: the element types (i32, i64, f32, f64) and the reduction
 //!   operations every chapter uses, with MPI's operation for each.
 //! - [`split`]: blocks of `0..n` over `parts` owners (exercise 0.1's answer).
@@ -18,6 +19,7 @@
 
 pub mod check;
 pub mod compare;
+pub mod declare;
 pub mod elem;
 pub mod intercept;
 pub mod launch;
