@@ -19,17 +19,22 @@ pub fn exact<T: PartialEq + Debug>(what: &str, got: &[T], want: &[T]) -> Result<
             want.len()
         ));
     }
-    let mut wrong = (0..got.len()).filter(|&i| got[i] != want[i]);
-    match wrong.next() {
+    match first_difference(got, want) {
         None => Ok(()),
-        Some(i) => Err(format!(
-            "{what}: element {i} is {:?} but expected {:?} ({} of {} elements differ)",
+        Some((i, count)) => Err(format!(
+            "{what}: element {i} is {:?} but expected {:?} ({count} of {} elements differ)",
             got[i],
             want[i],
-            1 + wrong.count(),
             got.len()
         )),
     }
+}
+
+/// Where two slices of one length differ: the first index that differs and how many
+/// do; `None` when they are equal.
+pub fn first_difference<T: PartialEq>(got: &[T], want: &[T]) -> Option<(usize, usize)> {
+    let mut wrong = (0..got.len().min(want.len())).filter(|&i| got[i] != want[i]);
+    wrong.next().map(|i| (i, 1 + wrong.count()))
 }
 
 /// How far two summation orders of `terms` values with absolute sum `abs_sum` may differ
