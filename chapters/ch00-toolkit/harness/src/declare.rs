@@ -35,10 +35,9 @@ macro_rules! mpi_test {
         $body:block
         $($rest:tt)*
     ) => {
-        $(#[$attr])*
-        #[test]
-        fn $name() {
-            $crate::testing::at_ranks(stringify!($name), $ranks, |$world| {
+        $crate::mpi_test! {
+            $(#[$attr])*
+            fn $name($world at $ranks) {
                 $({
                     #[allow(dead_code)]
                     type $T = $t;
@@ -46,9 +45,9 @@ macro_rules! mpi_test {
                     verdict?;
                 })+
                 Ok(())
-            });
+            }
+            $($rest)*
         }
-        $crate::mpi_test! { $($rest)* }
     };
     (
         $(#[$attr:meta])*

@@ -8,6 +8,7 @@
 
 use mpi::datatype::Equivalence;
 use std::fmt::Debug;
+use std::ops::{Add, Mul};
 
 /// Which of the four element types a type is: a value to compare and to print.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,24 +48,26 @@ pub trait Elem:
     fn to_f64(self) -> f64;
 }
 
-macro_rules! int_elem {
-    ($t:ty, $type:ident) => {
+/// `impl Elem` for one type: its name, whether it rounds, its epsilon, and the methods
+/// for `plus`, `times` and `magnitude` (integers: the wrapping ones).
+macro_rules! elem {
+    ($t:ty, $type:ident, $float:expr, $eps:expr, $plus:ident, $times:ident, $abs:ident) => {
         impl Elem for $t {
             const NAME: &'static str = stringify!($t);
             const TYPE: ElementType = ElementType::$type;
-            const IS_FLOAT: bool = false;
-            const EPSILON: f64 = 0.0;
+            const IS_FLOAT: bool = $float;
+            const EPSILON: f64 = $eps;
             #[inline(always)]
             fn plus(self, other: Self) -> Self {
-                self.wrapping_add(other)
+                <$t>::$plus(self, other)
             }
             #[inline(always)]
             fn times(self, other: Self) -> Self {
-                self.wrapping_mul(other)
+                <$t>::$times(self, other)
             }
             #[inline(always)]
             fn magnitude(self) -> Self {
-                self.wrapping_abs()
+                <$t>::$abs(self)
             }
             fn from_f64(x: f64) -> Self {
                 x as $t
@@ -76,39 +79,10 @@ macro_rules! int_elem {
     };
 }
 
-macro_rules! float_elem {
-    ($t:ty, $type:ident) => {
-        impl Elem for $t {
-            const NAME: &'static str = stringify!($t);
-            const TYPE: ElementType = ElementType::$type;
-            const IS_FLOAT: bool = true;
-            const EPSILON: f64 = <$t>::EPSILON as f64;
-            #[inline(always)]
-            fn plus(self, other: Self) -> Self {
-                self + other
-            }
-            #[inline(always)]
-            fn times(self, other: Self) -> Self {
-                self * other
-            }
-            #[inline(always)]
-            fn magnitude(self) -> Self {
-                self.abs()
-            }
-            fn from_f64(x: f64) -> Self {
-                x as $t
-            }
-            fn to_f64(self) -> f64 {
-                self as f64
-            }
-        }
-    };
-}
-
-int_elem!(i32, I32);
-int_elem!(i64, I64);
-float_elem!(f32, F32);
-float_elem!(f64, F64);
+elem!(i32, I32, false, 0.0, wrapping_add, wrapping_mul, wrapping_abs);
+elem!(i64, I64, false, 0.0, wrapping_add, wrapping_mul, wrapping_abs);
+elem!(f32, F32, true, f32::EPSILON as f64, add, mul, abs);
+elem!(f64, F64, true, f64::EPSILON, add, mul, abs);
 
 #[cfg(test)]
 mod tests {
