@@ -13,8 +13,9 @@
 //! - [`elem`], [`ops`]: the element types (i32, i64, f32, f64) and the reduction
 //!   operations every chapter uses, with MPI's operation for each.
 //! - [`split`]: blocks of `0..n` over `parts` owners (exercise 0.1's answer).
-//! - [`compare`], [`report`], [`plot`], [`bench`]: checking results, timing over ranks,
-//!   tables, CSV and SVG files under `target/workbook/`, benchmarks over rank counts.
+//! - [`compare`], [`report`], [`plot`], [`bench`](mod@bench): checking results, timing
+//!   over ranks, tables, CSV and SVG files under `target/workbook/`, benchmarks over rank
+//!   counts.
 //! - [`check`]: `make check` and `make verify` (the `workbook` binary).
 
 pub mod bench;
