@@ -45,7 +45,10 @@ pub fn sum_tolerance<T: Elem>(terms: usize, abs_sum: f64) -> f64 {
 
 /// Element-wise Σ|x| over `inputs`, one vector of `len` elements per rank: what
 /// [`close_sums`] and [`reduction`] take as `abs_sums`.
-pub fn abs_sums<T: Elem, V: AsRef<[T]>>(len: usize, inputs: impl IntoIterator<Item = V>) -> Vec<f64> {
+pub fn abs_sums<T: Elem, V: AsRef<[T]>>(
+    len: usize,
+    inputs: impl IntoIterator<Item = V>,
+) -> Vec<f64> {
     let mut sums = vec![0.0; len];
     for xs in inputs {
         for (s, x) in sums.iter_mut().zip(xs.as_ref()) {
@@ -154,8 +157,14 @@ mod tests {
         let missing: f32 = xs[1..].iter().sum();
         assert!(close_sums("sum", &[missing], &[forward], &[abs], xs.len()).is_err());
         let (got, want) = ([forward, missing], [backward, forward]);
-        assert_eq!(reduction_errors(Op::Sum, &got, &want, &[abs; 2], xs.len()), 1);
-        assert_eq!(reduction_errors(Op::Max, &got, &want, &[abs; 2], xs.len()), 2);
+        assert_eq!(
+            reduction_errors(Op::Sum, &got, &want, &[abs; 2], xs.len()),
+            1
+        );
+        assert_eq!(
+            reduction_errors(Op::Max, &got, &want, &[abs; 2], xs.len()),
+            2
+        );
     }
 
     #[test]
@@ -164,6 +173,9 @@ mod tests {
         assert!(e.contains("element 1 is 4 but expected 5"), "{e}");
         assert!(reduction("r", Op::Sum, &[0.3f64], &[0.1 + 0.2], &[0.3], 2).is_ok());
         assert!(reduction("r", Op::Min, &[0.3f64], &[0.1 + 0.2], &[0.3], 2).is_err());
-        assert_eq!(abs_sums(2, [vec![1.0f32, -2.0], vec![-3.0, 4.0]]), [4.0, 6.0]);
+        assert_eq!(
+            abs_sums(2, [vec![1.0f32, -2.0], vec![-3.0, 4.0]]),
+            [4.0, 6.0]
+        );
     }
 }

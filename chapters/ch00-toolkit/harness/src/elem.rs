@@ -79,8 +79,24 @@ macro_rules! elem {
     };
 }
 
-elem!(i32, I32, false, 0.0, wrapping_add, wrapping_mul, wrapping_abs);
-elem!(i64, I64, false, 0.0, wrapping_add, wrapping_mul, wrapping_abs);
+elem!(
+    i32,
+    I32,
+    false,
+    0.0,
+    wrapping_add,
+    wrapping_mul,
+    wrapping_abs
+);
+elem!(
+    i64,
+    I64,
+    false,
+    0.0,
+    wrapping_add,
+    wrapping_mul,
+    wrapping_abs
+);
 elem!(f32, F32, true, f32::EPSILON as f64, add, mul, abs);
 elem!(f64, F64, true, f64::EPSILON, add, mul, abs);
 
@@ -96,6 +112,9 @@ mod tests {
         assert_eq!(0.1f32.plus(0.2).to_f64(), f64::from(0.1f32 + 0.2f32));
         assert_eq!(<f32 as Elem>::EPSILON, f64::from(f32::EPSILON));
         assert_eq!(<i64 as Elem>::EPSILON, 0.0);
-        assert_eq!((f64::NAME, f64::TYPE, i32::IS_FLOAT), ("f64", ElementType::F64, false));
+        assert_eq!(
+            (f64::NAME, f64::TYPE, i32::IS_FLOAT),
+            ("f64", ElementType::F64, false)
+        );
     }
 }

@@ -30,8 +30,8 @@ pub mod ops;
 pub mod plot;
 pub mod report;
 pub mod session;
-pub mod spmd;
 pub mod split;
+pub mod spmd;
 pub mod testing;
 pub mod watchdog;
 

@@ -164,7 +164,11 @@ mod tests {
         assert_eq!(svg.matches("<polyline").count(), 2);
         assert!(svg.contains("t &lt;1&gt;"));
         let first = first_points(&svg);
-        assert_eq!(first.split(' ').count(), 2, "the x = 0 point must be left out: {first}");
+        assert_eq!(
+            first.split(' ').count(),
+            2,
+            "the x = 0 point must be left out: {first}"
+        );
     }
 
     #[test]

@@ -114,8 +114,14 @@ mod tests {
     #[test]
     fn the_csv_holds_the_rows_of_the_table() {
         let rows = [
-            Row { name: "ring", time: 1.5 },
-            Row { name: "a, \"b\"", time: 2.0 },
+            Row {
+                name: "ring",
+                time: 1.5,
+            },
+            Row {
+                name: "a, \"b\"",
+                time: 2.0,
+            },
         ];
         assert_eq!(csv(&rows), "name,time µs\nring,1.5\n\"a, \"\"b\"\"\",2\n");
         assert!(table(&rows).contains("│ ring"));

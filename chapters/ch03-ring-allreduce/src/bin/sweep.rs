@@ -132,7 +132,10 @@ fn measure<T: Elem>(
     }
     let mut all_bad = 0u64;
     w.all_reduce_into(&(bad as u64), &mut all_bad, SystemOperation::sum());
-    (Timing::over_ranks(w, total / iters as f64).max, all_bad as usize)
+    (
+        Timing::over_ranks(w, total / iters as f64).max,
+        all_bad as usize,
+    )
 }
 // ANCHOR_END: measure
 
