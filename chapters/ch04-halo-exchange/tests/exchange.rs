@@ -12,10 +12,7 @@ use toolkit::mpi_test;
 // ANCHOR: ex4_3
 mpi_test! {
     fn ex4_3_blocking_matches_serial(world at RANKS) {
-        let parts = Parts {
-            blocking: ch04::exchange::exchange_blocking,
-            ..reference_parts()
-        };
+        let parts = Parts { blocking: ch04::exchange::exchange_blocking, ..reference_parts() };
         solver_property(world, Variant::Blocking, parts)
     }
 }
@@ -23,10 +20,7 @@ mpi_test! {
 
 mpi_test! {
     fn ex4_4_sendrecv_matches_serial(world at RANKS) {
-        let parts = Parts {
-            sendrecv: ch04::exchange::exchange_sendrecv,
-            ..reference_parts()
-        };
+        let parts = Parts { sendrecv: ch04::exchange::exchange_sendrecv, ..reference_parts() };
         solver_property(world, Variant::Sendrecv, parts)
     }
 }

@@ -11,10 +11,7 @@ use toolkit::mpi_test;
 
 mpi_test! {
     fn ex4_5_overlapped_matches_serial(world at RANKS) {
-        let parts = Parts {
-            overlapped: ch04::overlap::step_overlapped,
-            ..reference_parts()
-        };
+        let parts = Parts { overlapped: ch04::overlap::step_overlapped, ..reference_parts() };
         solver_property(world, Variant::Overlapped, parts)
     }
 }
