@@ -8,16 +8,12 @@
 mod common;
 use ch01::exchange::shift_right;
 use common::{lengths, shift_property};
-use toolkit::testing::at_ranks;
+use toolkit::mpi_test;
 
 // ANCHOR: ex1_2
-#[test]
-fn ex1_2_shift_right() {
-    at_ranks("ex1_2_shift_right", &[1, 2, 3, 4, 5, 8], |world| {
-        shift_property::<i32>(world, shift_right, lengths())?;
-        shift_property::<i64>(world, shift_right, lengths())?;
-        shift_property::<f32>(world, shift_right, lengths())?;
-        shift_property::<f64>(world, shift_right, lengths())
-    });
+mpi_test! {
+    fn ex1_2_shift_right(world at &[1, 2, 3, 4, 5, 8]) for T in [i32, i64, f32, f64] {
+        shift_property::<T>(world, shift_right, lengths())
+    }
 }
 // ANCHOR_END: ex1_2

@@ -8,16 +8,12 @@
 mod common;
 use ch01::halo::halo_exchange;
 use common::halo_property;
-use toolkit::testing::at_ranks;
+use toolkit::mpi_test;
 
 // ANCHOR: ex1_3
-#[test]
-fn ex1_3_halo_exchange() {
-    at_ranks("ex1_3_halo_exchange", &[1, 2, 3, 4, 5, 8], |world| {
-        halo_property::<i32>(world, halo_exchange)?;
-        halo_property::<i64>(world, halo_exchange)?;
-        halo_property::<f32>(world, halo_exchange)?;
-        halo_property::<f64>(world, halo_exchange)
-    });
+mpi_test! {
+    fn ex1_3_halo_exchange(world at &[1, 2, 3, 4, 5, 8]) for T in [i32, i64, f32, f64] {
+        halo_property::<T>(world, halo_exchange)
+    }
 }
 // ANCHOR_END: ex1_3

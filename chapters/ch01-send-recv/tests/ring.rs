@@ -6,16 +6,12 @@
 mod common;
 use ch01::ring::pass_token;
 use common::token_property;
-use toolkit::testing::at_ranks;
+use toolkit::mpi_test;
 
 // ANCHOR: ex1_1
-#[test]
-fn ex1_1_pass_token() {
-    at_ranks("ex1_1_pass_token", &[1, 2, 3, 4, 5, 8], |world| {
-        token_property::<i32>(world, pass_token)?;
-        token_property::<i64>(world, pass_token)?;
-        token_property::<f32>(world, pass_token)?;
-        token_property::<f64>(world, pass_token)
-    });
+mpi_test! {
+    fn ex1_1_pass_token(world at &[1, 2, 3, 4, 5, 8]) for T in [i32, i64, f32, f64] {
+        token_property::<T>(world, pass_token)
+    }
 }
 // ANCHOR_END: ex1_1

@@ -47,22 +47,4 @@ pub mod barrier;
 
 /// Where each rank's block starts when blocks of `counts[r]` items are laid out in rank
 /// order: `[0, c0, c0 + c1, ...]` (the displacements of a varcount collective).
-pub fn displacements(counts: &[usize]) -> Vec<usize> {
-    let mut next = 0;
-    counts
-        .iter()
-        .map(|c| {
-            let start = next;
-            next += c;
-            start
-        })
-        .collect()
-}
-
-/// `len` items split over `size` ranks as evenly as possible, in rank order: the first
-/// `len % size` ranks get one item more. `even_counts(10, 4)` is `[3, 3, 2, 2]`.
-pub fn even_counts(len: usize, size: usize) -> Vec<usize> {
-    (0..size)
-        .map(|r| len / size + usize::from(r < len % size))
-        .collect()
-}
+pub use toolkit::split::displacements;

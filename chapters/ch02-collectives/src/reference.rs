@@ -2,57 +2,16 @@
 //!
 //! The tests compare every exercise with the function of the same name here, and the lab
 //! times both. Each is a thin wrapper over one rsmpi call; read them as a phrase book
-//! from "what the collective computes" to "how rsmpi spells it".
+//! from "what the collective computes" to "how rsmpi spells it". A reduction hands rsmpi
+//! `&op.to_mpi::<T>()`: MPI's predefined operation for sum, product, max and min, and a
+//! user-defined one (commutative or not) for `Op::AbsMax` and `Op::First`.
 
 use crate::displacements;
 use crate::ops::{Elem, Op};
-use mpi::collective::{SystemOperation, UserOperation};
 use mpi::datatype::{Equivalence, Partition, PartitionMut};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use mpi::Count;
-
-/// MPI's operation for `op`: predefined for the four built-ins, user-defined (commutative
-/// or not) for [`Op::AbsMax`] and [`Op::First`].
-fn system(op: Op) -> Option<SystemOperation> {
-    match op {
-        Op::Sum => Some(SystemOperation::sum()),
-        Op::Product => Some(SystemOperation::product()),
-        Op::Max => Some(SystemOperation::max()),
-        Op::Min => Some(SystemOperation::min()),
-        Op::AbsMax | Op::First => None,
-    }
-}
-
-/// A user-defined MPI operation that applies `op` to buffers of `T`. MPI calls it with
-/// `(invec, inoutvec)` and wants `inoutvec[i] = invec[i] ∘ inoutvec[i]`: `invec` holds
-/// the values of the LOWER ranks.
-fn user<T: Elem>(op: Op) -> UserOperation<'static> {
-    let apply = move |lower: mpi::datatype::DynBuffer, higher: mpi::datatype::DynBufferMut| {
-        let lower = lower
-            .downcast::<T>()
-            .expect("user operation: wrong element type");
-        let higher = higher
-            .downcast::<T>()
-            .expect("user operation: wrong element type");
-        op.fold_left_into(lower, higher);
-    };
-    UserOperation::new(op.is_commutative(), apply)
-}
-
-/// Runs `$call` with `$o` bound to MPI's operation for `$op` on elements `$t`.
-macro_rules! with_op {
-    ($op:expr, $t:ty, |$o:ident| $call:expr) => {
-        match system($op) {
-            Some($o) => $call,
-            None => {
-                let made = user::<$t>($op);
-                let $o = &made;
-                $call
-            }
-        }
-    };
-}
 
 fn counts_i32(counts: &[usize]) -> Vec<Count> {
     counts.iter().map(|&c| c as Count).collect()
@@ -68,10 +27,10 @@ pub fn reduce<T: Elem>(world: &SimpleCommunicator, root: i32, xs: &[T], op: Op) 
     let proc = world.process_at_rank(root);
     if world.rank() == root {
         let mut out = vec![T::default(); xs.len()];
-        with_op!(op, T, |o| proc.reduce_into_root(xs, &mut out[..], o));
+        proc.reduce_into_root(xs, &mut out[..], &op.to_mpi::<T>());
         Some(out)
     } else {
-        with_op!(op, T, |o| proc.reduce_into(xs, o));
+        proc.reduce_into(xs, &op.to_mpi::<T>());
         None
     }
 }
@@ -79,14 +38,14 @@ pub fn reduce<T: Elem>(world: &SimpleCommunicator, root: i32, xs: &[T], op: Op) 
 /// MPI_Allreduce: every rank gets `x_0 ∘ x_1 ∘ ... ∘ x_{p-1}` element-wise.
 pub fn allreduce<T: Elem>(world: &SimpleCommunicator, xs: &[T], op: Op) -> Vec<T> {
     let mut out = vec![T::default(); xs.len()];
-    with_op!(op, T, |o| world.all_reduce_into(xs, &mut out[..], o));
+    world.all_reduce_into(xs, &mut out[..], &op.to_mpi::<T>());
     out
 }
 
 /// MPI_Scan: rank r gets `x_0 ∘ x_1 ∘ ... ∘ x_r` element-wise.
 pub fn scan<T: Elem>(world: &SimpleCommunicator, xs: &[T], op: Op) -> Vec<T> {
     let mut out = vec![T::default(); xs.len()];
-    with_op!(op, T, |o| world.scan_into(xs, &mut out[..], o));
+    world.scan_into(xs, &mut out[..], &op.to_mpi::<T>());
     out
 }
 

@@ -11,14 +11,13 @@ use mpi::traits::*;
 use proptest::prelude::*;
 use std::time::Duration;
 use toolkit::lockstep::property;
-use toolkit::testing::at_ranks;
+use toolkit::mpi_test;
 
 const RANKS: &[u32] = &[1, 2, 3, 4, 5, 8];
 
 // ANCHOR: barrier_property
-#[test]
-fn ex2_8_barrier_dissemination() {
-    at_ranks("ex2_8_barrier_dissemination", RANKS, |world| {
+mpi_test! {
+    fn ex2_8_barrier_dissemination(world at RANKS) {
         let (rank, size) = (world.rank() as usize, world.size() as usize);
         // Up to 3 barriers in a row; before each, every rank sleeps its own 0-2 ms.
         let sleeps = prop::collection::vec(prop::collection::vec(0..2000u64, size), 1..=3);
@@ -59,7 +58,7 @@ fn ex2_8_barrier_dissemination() {
             }
             Ok(())
         })
-    });
+    }
 }
 // ANCHOR_END: barrier_property
 

@@ -14,7 +14,7 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use toolkit::compare::exact;
 use toolkit::lockstep::property;
-use toolkit::testing::at_ranks;
+use toolkit::mpi_test;
 
 /// A broadcast under test: (world, root, buffer).
 type Bcast<T> = fn(&SimpleCommunicator, i32, &mut [T]);
@@ -43,24 +43,12 @@ fn equals_mpi_bcast<T: Elem>(
 }
 // ANCHOR_END: broadcast_property
 
-#[test]
-fn ex2_1_broadcast_linear() {
-    at_ranks("ex2_1_broadcast_linear", RANKS, |world| {
-        let name = "broadcast_linear";
-        equals_mpi_bcast::<i32>(world, name, broadcast_linear)?;
-        equals_mpi_bcast::<i64>(world, name, broadcast_linear)?;
-        equals_mpi_bcast::<f32>(world, name, broadcast_linear)?;
-        equals_mpi_bcast::<f64>(world, name, broadcast_linear)
-    });
-}
+mpi_test! {
+    fn ex2_1_broadcast_linear(world at RANKS) for T in [i32, i64, f32, f64] {
+        equals_mpi_bcast::<T>(world, "broadcast_linear", broadcast_linear)
+    }
 
-#[test]
-fn ex2_2_broadcast_binomial() {
-    at_ranks("ex2_2_broadcast_binomial", RANKS, |world| {
-        let name = "broadcast_binomial";
-        equals_mpi_bcast::<i32>(world, name, broadcast_binomial)?;
-        equals_mpi_bcast::<i64>(world, name, broadcast_binomial)?;
-        equals_mpi_bcast::<f32>(world, name, broadcast_binomial)?;
-        equals_mpi_bcast::<f64>(world, name, broadcast_binomial)
-    });
+    fn ex2_2_broadcast_binomial(world at RANKS) for T in [i32, i64, f32, f64] {
+        equals_mpi_bcast::<T>(world, "broadcast_binomial", broadcast_binomial)
+    }
 }

@@ -15,7 +15,7 @@ use mpi::traits::*;
 use proptest::prelude::*;
 use toolkit::compare::exact;
 use toolkit::lockstep::property;
-use toolkit::testing::at_ranks;
+use toolkit::mpi_test;
 
 /// Every rank ends with every rank's block, as MPI_Allgather gives it.
 fn allgather_equals_mpi<T: Elem>(world: &SimpleCommunicator) -> Result<(), String> {
@@ -58,22 +58,12 @@ fn alltoall_equals_mpi<T: Elem>(world: &SimpleCommunicator) -> Result<(), String
 }
 // ANCHOR_END: alltoall_property
 
-#[test]
-fn ex2_6_allgather_ring() {
-    at_ranks("ex2_6_allgather_ring", RANKS, |world| {
-        allgather_equals_mpi::<i32>(world)?;
-        allgather_equals_mpi::<i64>(world)?;
-        allgather_equals_mpi::<f32>(world)?;
-        allgather_equals_mpi::<f64>(world)
-    });
-}
+mpi_test! {
+    fn ex2_6_allgather_ring(world at RANKS) for T in [i32, i64, f32, f64] {
+        allgather_equals_mpi::<T>(world)
+    }
 
-#[test]
-fn ex2_7_alltoall_pairwise() {
-    at_ranks("ex2_7_alltoall_pairwise", RANKS, |world| {
-        alltoall_equals_mpi::<i32>(world)?;
-        alltoall_equals_mpi::<i64>(world)?;
-        alltoall_equals_mpi::<f32>(world)?;
-        alltoall_equals_mpi::<f64>(world)
-    });
+    fn ex2_7_alltoall_pairwise(world at RANKS) for T in [i32, i64, f32, f64] {
+        alltoall_equals_mpi::<T>(world)
+    }
 }

@@ -7,18 +7,19 @@
 
 mod common;
 
-use ch02::ops::Op;
+use ch02::ops::{Elem, Op};
 use ch02::reduce::{reduce_binomial, scan_inclusive};
 use ch02::reference;
-use common::{cases, lengths, Checked, CASES, RANKS};
+use common::{cases, lengths, CASES, RANKS};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
+use toolkit::compare::reduction;
 use toolkit::lockstep::property;
-use toolkit::testing::at_ranks;
+use toolkit::mpi_test;
 
 // ANCHOR: reduce_property
 /// The root's result equals MPI_Reduce's; every other rank returns `None`.
-fn reduce_equals_mpi<T: Checked>(world: &SimpleCommunicator) -> Result<(), String> {
+fn reduce_equals_mpi<T: Elem>(world: &SimpleCommunicator) -> Result<(), String> {
     let (rank, size) = (world.rank(), world.size());
     property(
         world,
@@ -33,7 +34,7 @@ fn reduce_equals_mpi<T: Checked>(world: &SimpleCommunicator) -> Result<(), Strin
         match (got, want) {
             (Some(got), Some(want)) => {
                 let abs = case.abs_sums::<T>(0..size as usize);
-                T::check(&what, case.op, &got, &want, &abs, size as usize)
+                reduction(&what, case.op, &got, &want, &abs, size as usize)
             }
             (None, Some(_)) => Err(format!("{what}: the root returned None")),
             (Some(_), None) => Err(format!(
@@ -46,7 +47,7 @@ fn reduce_equals_mpi<T: Checked>(world: &SimpleCommunicator) -> Result<(), Strin
 // ANCHOR_END: reduce_property
 
 /// Rank r's result equals MPI_Scan's: x_0 ∘ ... ∘ x_r.
-fn scan_equals_mpi<T: Checked>(world: &SimpleCommunicator) -> Result<(), String> {
+fn scan_equals_mpi<T: Elem>(world: &SimpleCommunicator) -> Result<(), String> {
     let rank = world.rank() as usize;
     property(
         world,
@@ -58,7 +59,7 @@ fn scan_equals_mpi<T: Checked>(world: &SimpleCommunicator) -> Result<(), String>
         let got = scan_inclusive(world, &xs, case.op);
         let want = reference::scan(world, &xs, case.op);
         let abs = case.abs_sums::<T>(0..rank + 1);
-        T::check(
+        reduction(
             &format!("scan with {:?}", case.op),
             case.op,
             &got,
@@ -69,22 +70,12 @@ fn scan_equals_mpi<T: Checked>(world: &SimpleCommunicator) -> Result<(), String>
     })
 }
 
-#[test]
-fn ex2_3_reduce_binomial() {
-    at_ranks("ex2_3_reduce_binomial", RANKS, |world| {
-        reduce_equals_mpi::<i32>(world)?;
-        reduce_equals_mpi::<i64>(world)?;
-        reduce_equals_mpi::<f32>(world)?;
-        reduce_equals_mpi::<f64>(world)
-    });
-}
+mpi_test! {
+    fn ex2_3_reduce_binomial(world at RANKS) for T in [i32, i64, f32, f64] {
+        reduce_equals_mpi::<T>(world)
+    }
 
-#[test]
-fn ex2_9_scan_inclusive() {
-    at_ranks("ex2_9_scan_inclusive", RANKS, |world| {
-        scan_equals_mpi::<i32>(world)?;
-        scan_equals_mpi::<i64>(world)?;
-        scan_equals_mpi::<f32>(world)?;
-        scan_equals_mpi::<f64>(world)
-    });
+    fn ex2_9_scan_inclusive(world at RANKS) for T in [i32, i64, f32, f64] {
+        scan_equals_mpi::<T>(world)
+    }
 }

@@ -16,7 +16,7 @@ use mpi::traits::*;
 use proptest::prelude::*;
 use toolkit::compare::exact;
 use toolkit::lockstep::property;
-use toolkit::testing::at_ranks;
+use toolkit::mpi_test;
 
 /// A root, a count per rank, and the data of all blocks.
 fn varcount_cases(size: i32) -> impl Strategy<Value = (i32, Vec<usize>, Vec<i32>)> {
@@ -79,22 +79,12 @@ fn gather_equals_mpi<T: Elem>(world: &SimpleCommunicator) -> Result<(), String> 
         })
 }
 
-#[test]
-fn ex2_4_scatterv() {
-    at_ranks("ex2_4_scatterv", RANKS, |world| {
-        scatter_equals_mpi::<i32>(world)?;
-        scatter_equals_mpi::<i64>(world)?;
-        scatter_equals_mpi::<f32>(world)?;
-        scatter_equals_mpi::<f64>(world)
-    });
-}
+mpi_test! {
+    fn ex2_4_scatterv(world at RANKS) for T in [i32, i64, f32, f64] {
+        scatter_equals_mpi::<T>(world)
+    }
 
-#[test]
-fn ex2_5_gatherv() {
-    at_ranks("ex2_5_gatherv", RANKS, |world| {
-        gather_equals_mpi::<i32>(world)?;
-        gather_equals_mpi::<i64>(world)?;
-        gather_equals_mpi::<f32>(world)?;
-        gather_equals_mpi::<f64>(world)
-    });
+    fn ex2_5_gatherv(world at RANKS) for T in [i32, i64, f32, f64] {
+        gather_equals_mpi::<T>(world)
+    }
 }

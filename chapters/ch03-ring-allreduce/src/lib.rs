@@ -49,16 +49,9 @@ use mpi::traits::*;
 use ops::{Elem, Op};
 use std::ops::Range;
 
-// ANCHOR: chunk_range
-/// The elements of chunk `i` when `len` elements are cut into `p` chunks: the first
-/// `len % p` chunks get one element more. `len = 10, p = 4` gives 0..3, 3..6, 6..8, 8..10;
-/// `len = 2, p = 4` gives 0..1, 1..2, 2..2, 2..2 (chunks may be empty; all p exist).
-pub fn chunk_range(len: usize, p: usize, i: usize) -> Range<usize> {
-    let (base, extra) = (len / p, len % p);
-    let start = i * base + i.min(extra);
-    start..start + base + usize::from(i < extra)
-}
-// ANCHOR_END: chunk_range
+/// The elements of chunk `i` when `len` elements are cut into `p` chunks: the toolkit's
+/// `block_range` (exercise 0.1), under the name this chapter gives it.
+pub use toolkit::split::block_range as chunk_range;
 
 // ANCHOR: owned_chunk
 /// The chunk rank `rank` holds fully reduced after the ring reduce-scatter (ex 3.1), and
@@ -132,21 +125,6 @@ pub fn allreduce_auto<T: Elem>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn chunks_cover_the_vector_in_order() {
-        for (len, p) in [(10, 4), (2, 4), (0, 3), (8, 4), (1, 1), (7, 8)] {
-            let mut next = 0;
-            for i in 0..p {
-                let r = chunk_range(len, p, i);
-                assert_eq!(r.start, next, "len {len} p {p} chunk {i}");
-                assert!(r.len() == len / p || r.len() == len / p + 1);
-                next = r.end;
-            }
-            assert_eq!(next, len);
-        }
-        assert_eq!(chunk_range(10, 4, 2), 6..8);
-    }
 
     #[test]
     fn split_chunks_lends_both_parts() {

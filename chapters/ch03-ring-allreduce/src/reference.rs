@@ -4,37 +4,14 @@
 //! Nothing to run here; the tests, the lab and the `sweep` benchmark call these.
 
 use crate::ops::{Elem, Op};
-use mpi::collective::{SystemOperation, UserOperation};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
-
-/// MPI's operation for `op`: predefined for sum, max, min; user-defined for AbsMax.
-fn system(op: Op) -> Option<SystemOperation> {
-    match op {
-        Op::Sum => Some(SystemOperation::sum()),
-        Op::Max => Some(SystemOperation::max()),
-        Op::Min => Some(SystemOperation::min()),
-        Op::AbsMax => None,
-    }
-}
-
-/// A user-defined, commutative MPI operation applying `op` to buffers of `T`. MPI calls
-/// it with `(invec, inoutvec)` and wants `inoutvec[i] = invec[i] ∘ inoutvec[i]`.
-fn user<T: Elem>(op: Op) -> UserOperation<'static> {
-    UserOperation::commutative(move |theirs, mine| {
-        let theirs = theirs.downcast::<T>().expect("user op: wrong element type");
-        let mine = mine.downcast::<T>().expect("user op: wrong element type");
-        op.reduce_into(mine, theirs);
-    })
-}
 
 // ANCHOR: allreduce
 /// MPI_Allreduce into `out` (same length as `xs`): every rank gets `x_0 ∘ ... ∘ x_{p-1}`.
 pub fn allreduce_into<T: Elem>(world: &SimpleCommunicator, xs: &[T], out: &mut [T], op: Op) {
-    match system(op) {
-        Some(o) => world.all_reduce_into(xs, out, o),
-        None => world.all_reduce_into(xs, out, &user::<T>(op)),
-    }
+    // MPI's predefined operation for sum, max and min; a user-defined one for AbsMax.
+    world.all_reduce_into(xs, out, &op.to_mpi::<T>());
 }
 // ANCHOR_END: allreduce
 

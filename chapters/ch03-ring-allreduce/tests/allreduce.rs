@@ -12,34 +12,18 @@ use ch03::doubling::allreduce_recursive_doubling;
 use ch03::segmented::allreduce_ring_segmented;
 use common::{allreduce_property, lengths, RANKS};
 use mpi::traits::*;
-use toolkit::testing::at_ranks;
+use toolkit::mpi_test;
 
-#[test]
-fn ex3_3_allreduce_ring_segmented() {
-    at_ranks("ex3_3_allreduce_ring_segmented", RANKS, |world| {
-        let lens = || lengths(world.size());
-        let name = "allreduce_ring_segmented";
+mpi_test! {
+    fn ex3_3_allreduce_ring_segmented(world at RANKS) for T in [i32, i64, f32, f64] {
         // The segment length varies with the case's length: 1 to 7 elements.
-        macro_rules! seg {
-            ($t:ty) => {
-                |w: &_, xs: &[$t], op| allreduce_ring_segmented(w, xs, op, 1 + xs.len() % 7)
-            };
-        }
-        allreduce_property::<i32>(world, name, seg!(i32), lens())?;
-        allreduce_property::<i64>(world, name, seg!(i64), lens())?;
-        allreduce_property::<f32>(world, name, seg!(f32), lens())?;
-        allreduce_property::<f64>(world, name, seg!(f64), lens())
-    });
-}
+        let segmented = |w: &_, xs: &[T], op| allreduce_ring_segmented(w, xs, op, 1 + xs.len() % 7);
+        let name = "allreduce_ring_segmented";
+        allreduce_property::<T>(world, name, segmented, lengths(world.size()))
+    }
 
-#[test]
-fn ex3_4_allreduce_recursive_doubling() {
-    at_ranks("ex3_4_allreduce_recursive_doubling", RANKS, |world| {
-        let lens = || lengths(world.size());
+    fn ex3_4_allreduce_recursive_doubling(world at RANKS) for T in [i32, i64, f32, f64] {
         let name = "allreduce_recursive_doubling";
-        allreduce_property::<i32>(world, name, allreduce_recursive_doubling, lens())?;
-        allreduce_property::<i64>(world, name, allreduce_recursive_doubling, lens())?;
-        allreduce_property::<f32>(world, name, allreduce_recursive_doubling, lens())?;
-        allreduce_property::<f64>(world, name, allreduce_recursive_doubling, lens())
-    });
+        allreduce_property::<T>(world, name, allreduce_recursive_doubling, lengths(world.size()))
+    }
 }

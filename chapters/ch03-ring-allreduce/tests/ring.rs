@@ -10,26 +10,14 @@ mod common;
 use ch03::ring::{allgather_ring, reduce_scatter_ring};
 use common::{allgather_property, lengths, reduce_scatter_property, RANKS};
 use mpi::traits::*;
-use toolkit::testing::at_ranks;
+use toolkit::mpi_test;
 
-#[test]
-fn ex3_1_reduce_scatter_ring() {
-    at_ranks("ex3_1_reduce_scatter_ring", RANKS, |world| {
-        let lens = || lengths(world.size());
-        reduce_scatter_property::<i32>(world, reduce_scatter_ring, lens())?;
-        reduce_scatter_property::<i64>(world, reduce_scatter_ring, lens())?;
-        reduce_scatter_property::<f32>(world, reduce_scatter_ring, lens())?;
-        reduce_scatter_property::<f64>(world, reduce_scatter_ring, lens())
-    });
-}
+mpi_test! {
+    fn ex3_1_reduce_scatter_ring(world at RANKS) for T in [i32, i64, f32, f64] {
+        reduce_scatter_property::<T>(world, reduce_scatter_ring, lengths(world.size()))
+    }
 
-#[test]
-fn ex3_2_allgather_ring() {
-    at_ranks("ex3_2_allgather_ring", RANKS, |world| {
-        let lens = || lengths(world.size());
-        allgather_property::<i32>(world, allgather_ring, lens())?;
-        allgather_property::<i64>(world, allgather_ring, lens())?;
-        allgather_property::<f32>(world, allgather_ring, lens())?;
-        allgather_property::<f64>(world, allgather_ring, lens())
-    });
+    fn ex3_2_allgather_ring(world at RANKS) for T in [i32, i64, f32, f64] {
+        allgather_property::<T>(world, allgather_ring, lengths(world.size()))
+    }
 }

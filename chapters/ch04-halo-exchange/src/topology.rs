@@ -32,15 +32,9 @@ pub struct Neighbours {
     pub dims: [i32; 2],
 }
 
-// ANCHOR: block_range
 /// The `k`-th of `parts` nearly equal ranges of `0..n`: the first `n % parts` ranges get
-/// one element more. 10 over 4: `0..3, 3..6, 6..8, 8..10`.
-pub fn block_range(n: usize, parts: usize, k: usize) -> Range<usize> {
-    let (base, extra) = (n / parts, n % parts);
-    let start = k * base + k.min(extra);
-    start..start + base + usize::from(k < extra)
-}
-// ANCHOR_END: block_range
+/// one element more (the toolkit's answer to exercise 0.1).
+pub use toolkit::split::block_range;
 
 // ANCHOR: dims_create
 /// MPI's balanced 2-D process grid for `size` ranks, larger extent first (12 -> [4, 3]).
@@ -132,19 +126,4 @@ impl Decomposition {
             .expect("every rank is part of the process grid")
     }
     // ANCHOR_END: cartesian
-}
-
-#[cfg(test)]
-mod tests {
-    use super::block_range;
-
-    #[test]
-    fn block_ranges_cover_everything_in_order() {
-        assert_eq!(
-            (0..4).map(|k| block_range(10, 4, k)).collect::<Vec<_>>(),
-            vec![0..3, 3..6, 6..8, 8..10]
-        );
-        assert_eq!(block_range(5, 1, 0), 0..5);
-        assert_eq!(block_range(3, 3, 2), 2..3);
-    }
 }

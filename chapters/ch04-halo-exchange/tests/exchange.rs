@@ -7,28 +7,20 @@
 mod common;
 use ch04::solver::{Parts, Variant};
 use common::{reference_parts, solver_property, RANKS};
-use toolkit::testing::at_ranks;
+use toolkit::mpi_test;
 
 // ANCHOR: ex4_3
-#[test]
-fn ex4_3_blocking_matches_serial() {
-    at_ranks("ex4_3_blocking_matches_serial", RANKS, |world| {
-        let parts = Parts {
-            blocking: ch04::exchange::exchange_blocking,
-            ..reference_parts()
-        };
+mpi_test! {
+    fn ex4_3_blocking_matches_serial(world at RANKS) {
+        let parts = Parts { blocking: ch04::exchange::exchange_blocking, ..reference_parts() };
         solver_property(world, Variant::Blocking, parts)
-    });
+    }
 }
 // ANCHOR_END: ex4_3
 
-#[test]
-fn ex4_4_sendrecv_matches_serial() {
-    at_ranks("ex4_4_sendrecv_matches_serial", RANKS, |world| {
-        let parts = Parts {
-            sendrecv: ch04::exchange::exchange_sendrecv,
-            ..reference_parts()
-        };
+mpi_test! {
+    fn ex4_4_sendrecv_matches_serial(world at RANKS) {
+        let parts = Parts { sendrecv: ch04::exchange::exchange_sendrecv, ..reference_parts() };
         solver_property(world, Variant::Sendrecv, parts)
-    });
+    }
 }

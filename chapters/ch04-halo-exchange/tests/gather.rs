@@ -14,11 +14,10 @@ use mpi::traits::*;
 use proptest::prelude::*;
 use toolkit::compare::exact;
 use toolkit::lockstep::property;
-use toolkit::testing::at_ranks;
+use toolkit::mpi_test;
 
-#[test]
-fn ex4_7_gather_field() {
-    at_ranks("ex4_7_gather_field", RANKS, |world| {
+mpi_test! {
+    fn ex4_7_gather_field(world at RANKS) {
         let problems = (8usize..=30, 8usize..=30).prop_map(|(rows, cols)| Problem {
             rows,
             cols,
@@ -50,5 +49,5 @@ fn ex4_7_gather_field() {
                     (_, None) => Ok(()),
                 }
             })
-    });
+    }
 }

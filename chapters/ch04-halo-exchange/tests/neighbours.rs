@@ -11,11 +11,10 @@ use common::{ref_neighbours, RANKS};
 use mpi::traits::*;
 use proptest::prelude::*;
 use toolkit::lockstep::property;
-use toolkit::testing::at_ranks;
+use toolkit::mpi_test;
 
-#[test]
-fn ex4_1_neighbours() {
-    at_ranks("ex4_1_neighbours", RANKS, |world| {
+mpi_test! {
+    fn ex4_1_neighbours(world at RANKS) {
         let periodic = prop_oneof![Just(Boundary::Fixed), Just(Boundary::Periodic)];
         let problems =
             (8usize..=40, 8usize..=40, periodic).prop_map(|(rows, cols, boundary)| Problem {
@@ -43,5 +42,5 @@ fn ex4_1_neighbours() {
                 p.boundary
             ))
         })
-    });
+    }
 }

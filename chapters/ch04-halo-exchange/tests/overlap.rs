@@ -7,15 +7,11 @@
 mod common;
 use ch04::solver::{Parts, Variant};
 use common::{reference_parts, solver_property, RANKS};
-use toolkit::testing::at_ranks;
+use toolkit::mpi_test;
 
-#[test]
-fn ex4_5_overlapped_matches_serial() {
-    at_ranks("ex4_5_overlapped_matches_serial", RANKS, |world| {
-        let parts = Parts {
-            overlapped: ch04::overlap::step_overlapped,
-            ..reference_parts()
-        };
+mpi_test! {
+    fn ex4_5_overlapped_matches_serial(world at RANKS) {
+        let parts = Parts { overlapped: ch04::overlap::step_overlapped, ..reference_parts() };
         solver_property(world, Variant::Overlapped, parts)
-    });
+    }
 }

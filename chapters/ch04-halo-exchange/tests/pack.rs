@@ -9,7 +9,7 @@ use ch04::field::Field;
 use ch04::pack::{pack_column, unpack_column};
 use proptest::prelude::*;
 use toolkit::lockstep::property;
-use toolkit::testing::at_ranks;
+use toolkit::mpi_test;
 
 /// A field whose padded cell (i, j) holds `i * 10000 + j`.
 fn numbered(rows: usize, cols: usize) -> Field {
@@ -78,14 +78,13 @@ pub fn unpack_ok(rows: usize, cols: usize, j: usize) -> Result<(), String> {
     Ok(())
 }
 
-#[test]
-fn ex4_2_pack_unpack() {
-    at_ranks("ex4_2_pack_unpack", &[1], |world| {
+mpi_test! {
+    fn ex4_2_pack_unpack(world at &[1]) {
         property(world, "pack_column copies a column into a buffer")
             .cases(64)
             .check(shapes(), |&(rows, cols, j)| pack_ok(rows, cols, j))?;
         property(world, "unpack_column copies a buffer into a column")
             .cases(64)
             .check(shapes(), |&(rows, cols, j)| unpack_ok(rows, cols, j))
-    });
+    }
 }

@@ -16,11 +16,10 @@ use common::{cases, matches_serial, ref_exchange, reference_parts, CASES, RANKS}
 use mpi::collective::SystemOperation;
 use mpi::traits::*;
 use toolkit::lockstep::property;
-use toolkit::testing::at_ranks;
+use toolkit::mpi_test;
 
-#[test]
-fn ex4_6_global_residual() {
-    at_ranks("ex4_6_global_residual", RANKS, |world| {
+mpi_test! {
+    fn ex4_6_global_residual(world at RANKS) {
         let parts = Parts {
             residual: ch04::residual::global_residual,
             sendrecv: ref_exchange,
@@ -45,5 +44,5 @@ fn ex4_6_global_residual() {
             }
             Ok(())
         })
-    });
+    }
 }

@@ -1,44 +1,21 @@
 //! Given: the element types a tensor can cross MPI with, and the bridge's errors.
 //!
 //! Used by the bridge (ex 6.1, `bridge.rs`). MPI moves typed buffers; LibTorch tensors
-//! carry a `Kind`. This file names the four kinds both sides agree on.
+//! carry a `Kind`. The four element types both sides agree on are the workbook's own
+//! (`toolkit::elem`); this file makes them LibTorch elements too.
 
-use mpi::datatype::Equivalence;
 use tch::Kind;
+use toolkit::elem::Elem;
 
-/// The element types the bridge moves: each has an MPI datatype and a LibTorch kind.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ElementType {
-    /// `Kind::Float` <-> `MPI_FLOAT`.
-    F32,
-    /// `Kind::Double` <-> `MPI_DOUBLE`.
-    F64,
-    /// `Kind::Int` <-> `MPI_INT32_T`.
-    I32,
-    /// `Kind::Int64` <-> `MPI_INT64_T`.
-    I64,
-}
+/// The element types the bridge moves, as the toolkit names them: `F32` (LibTorch's
+/// `Kind::Float`), `F64` (`Kind::Double`), `I32` (`Kind::Int`), `I64` (`Kind::Int64`).
+pub use toolkit::elem::ElementType;
 
 /// A Rust type that is both a LibTorch element and an MPI datatype: f32, f64, i32, i64.
-pub trait MpiElement:
-    tch::kind::Element + Equivalence + Copy + Default + PartialEq + std::fmt::Debug
-{
-    /// The bridge's name for it.
-    const TYPE: ElementType;
-}
+/// Its [`ElementType`] is `T::TYPE`, its LibTorch kind `T::KIND`.
+pub trait MpiElement: Elem + tch::kind::Element {}
 
-impl MpiElement for f32 {
-    const TYPE: ElementType = ElementType::F32;
-}
-impl MpiElement for f64 {
-    const TYPE: ElementType = ElementType::F64;
-}
-impl MpiElement for i32 {
-    const TYPE: ElementType = ElementType::I32;
-}
-impl MpiElement for i64 {
-    const TYPE: ElementType = ElementType::I64;
-}
+impl<T: Elem + tch::kind::Element> MpiElement for T {}
 
 /// Why a tensor and a buffer cannot be bridged.
 #[derive(Clone, Debug, PartialEq)]

@@ -1,9 +1,8 @@
 //! Given: what rank 0 prints while training (a progress line, fixed-width epoch lines,
-//! a summary table) and a linear SVG line plot for the loss and accuracy curves.
+//! a summary table, which `bin/train.rs` also saves as CSV and plots with the toolkit).
 
 use std::io::Write;
 use tabled::Tabled;
-use toolkit::plot::Series;
 
 /// An in-place progress line on stderr (`\r`), only when `enabled` (a terminal).
 pub struct Progress {
@@ -82,61 +81,3 @@ impl EpochLog {
     }
 }
 // ANCHOR_END: epoch_line
-
-/// Renders `series` on linear axes from 0 (y) and from the first x.
-pub fn linear_svg(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> String {
-    const COLORS: [&str; 4] = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e"];
-    let (w, h, left, right, top, bottom) = (640.0, 400.0, 70.0, 170.0, 40.0, 55.0);
-    let pts = || series.iter().flat_map(|s| s.points.iter());
-    let x0 = pts().map(|p| p.0).fold(f64::MAX, f64::min).min(1.0);
-    let x1 = pts().map(|p| p.0).fold(f64::MIN, f64::max).max(x0 + 1.0);
-    let y1 = pts().map(|p| p.1).fold(0.0, f64::max).max(1e-9) * 1.05;
-    let px = |x: f64| left + (x - x0) / (x1 - x0) * (w - left - right);
-    let py = |y: f64| h - bottom - y / y1 * (h - top - bottom);
-    let mut s = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" \
-         font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" \
-         fill=\"white\"/>\n<text x=\"{}\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">\
-         {title}</text>\n",
-        w / 2.0
-    );
-    for i in 0..=5 {
-        let (y, x) = (y1 * f64::from(i) / 5.0, x0 + (x1 - x0) * f64::from(i) / 5.0);
-        s += &format!(
-            "<line x1=\"{left}\" x2=\"{}\" y1=\"{}\" y2=\"{1}\" stroke=\"#ddd\"/>\
-             <text x=\"{}\" y=\"{}\" text-anchor=\"end\">{y:.2}</text>\n\
-             <text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{x:.0}</text>\n",
-            w - right,
-            py(y),
-            left - 6.0,
-            py(y) + 4.0,
-            px(x),
-            h - bottom + 18.0
-        );
-    }
-    s += &format!(
-        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{x_label}</text>\n<text x=\"18\" \
-         y=\"{}\" text-anchor=\"middle\" transform=\"rotate(-90 18 {})\">{y_label}</text>\n",
-        (left + w - right) / 2.0,
-        h - 15.0,
-        h / 2.0,
-        h / 2.0
-    );
-    for (i, ser) in series.iter().enumerate() {
-        let color = COLORS[i % COLORS.len()];
-        let path: Vec<String> = ser
-            .points
-            .iter()
-            .map(|&(x, y)| format!("{:.1},{:.1}", px(x), py(y)))
-            .collect();
-        s += &format!(
-            "<polyline fill=\"none\" stroke=\"{color}\" stroke-width=\"2\" points=\"{}\"/>\n\
-             <text x=\"{}\" y=\"{}\" fill=\"{color}\">{}</text>\n",
-            path.join(" "),
-            w - right + 10.0,
-            top + 20.0 + 18.0 * i as f64,
-            ser.name
-        );
-    }
-    s + "</svg>\n"
-}

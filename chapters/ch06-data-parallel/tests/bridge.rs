@@ -14,7 +14,7 @@ use common::values;
 use mpi::collective::SystemOperation;
 use mpi::traits::*;
 use tch::{Device, Kind, Tensor};
-use toolkit::testing::at_ranks;
+use toolkit::mpi_test;
 
 /// A (3, 5) tensor of `T` with distinct values, and its transpose (not contiguous).
 fn sample<T: MpiElement>(offset: i64) -> (Tensor, Tensor) {
@@ -151,12 +151,8 @@ fn allreduce_through_the_bridge<T: MpiElement>(
     )
 }
 
-#[test]
-fn ex6_1_carries_every_type_through_mpi() {
-    at_ranks("ex6_1_carries_every_type_through_mpi", &[3], |world| {
-        allreduce_through_the_bridge::<f32>(world)?;
-        allreduce_through_the_bridge::<f64>(world)?;
-        allreduce_through_the_bridge::<i32>(world)?;
-        allreduce_through_the_bridge::<i64>(world)
-    });
+mpi_test! {
+    fn ex6_1_carries_every_type_through_mpi(world at &[3]) for T in [f32, f64, i32, i64] {
+        allreduce_through_the_bridge::<T>(world)
+    }
 }

@@ -11,35 +11,30 @@ use ch06::flat::check_identical;
 use ch06::model::ModelKind;
 use mpi::traits::*;
 use toolkit::compare::exact;
-use toolkit::testing::at_ranks;
+use toolkit::mpi_test;
 
-#[test]
-fn ex6_2_every_rank_holds_rank_0s_parameters() {
-    at_ranks(
-        "ex6_2_every_rank_holds_rank_0s_parameters",
-        &[1, 2, 3, 4],
-        |world| {
-            tch::set_num_threads(1);
-            let rank = world.rank();
-            for kind in [ModelKind::Mlp, ModelKind::Cnn, ModelKind::DeepMlp(3)] {
-                let mut mine = common::net(kind, 10 + i64::from(rank)).params; // differs per rank
-                let mut want = common::net(kind, 10).params; // rank 0's values, built locally
-                broadcast_parameters(world, 0, &mut mine);
-                for (i, (m, w)) in mine.iter().zip(&want).enumerate() {
-                    let what = format!("{kind:?} parameter tensor {i} on rank {rank}");
-                    exact(&what, &common::values::<f32>(m), &common::values::<f32>(w))?;
-                }
-                // the given fingerprint check agrees
-                check_identical(world, &mine, "after broadcast_parameters")?;
-                // and a broadcast of identical parameters changes nothing
-                broadcast_parameters(world, 0, &mut want);
-                exact(
-                    "second broadcast",
-                    &common::values::<f32>(&want[0]),
-                    &common::values::<f32>(&mine[0]),
-                )?;
+mpi_test! {
+    fn ex6_2_every_rank_holds_rank_0s_parameters(world at &[1, 2, 3, 4]) {
+        tch::set_num_threads(1);
+        let rank = world.rank();
+        for kind in [ModelKind::Mlp, ModelKind::Cnn, ModelKind::DeepMlp(3)] {
+            let mut mine = common::net(kind, 10 + i64::from(rank)).params; // differs per rank
+            let mut want = common::net(kind, 10).params; // rank 0's values, built locally
+            broadcast_parameters(world, 0, &mut mine);
+            for (i, (m, w)) in mine.iter().zip(&want).enumerate() {
+                let what = format!("{kind:?} parameter tensor {i} on rank {rank}");
+                exact(&what, &common::values::<f32>(m), &common::values::<f32>(w))?;
             }
-            Ok(())
-        },
-    );
+            // the given fingerprint check agrees
+            check_identical(world, &mine, "after broadcast_parameters")?;
+            // and a broadcast of identical parameters changes nothing
+            broadcast_parameters(world, 0, &mut want);
+            exact(
+                "second broadcast",
+                &common::values::<f32>(&want[0]),
+                &common::values::<f32>(&mine[0]),
+            )?;
+        }
+        Ok(())
+    }
 }

@@ -11,50 +11,40 @@ use ch06::grad_sync::{allreduce_bucketed, allreduce_per_tensor, plan_buckets};
 use ch06::model::ModelKind;
 use common::equivalence;
 use proptest::prelude::*;
-use toolkit::testing::at_ranks;
+use toolkit::mpi_test;
 
 const RANKS: &[u32] = &[1, 2, 3, 4];
 
-#[test]
-fn ex6_4_per_tensor_sync_trains_like_one_process() {
-    at_ranks(
-        "ex6_4_per_tensor_sync_trains_like_one_process",
-        RANKS,
-        |world| {
-            for kind in [ModelKind::Mlp, ModelKind::Cnn] {
-                equivalence(world, kind, &mut |r, g| allreduce_per_tensor(r, g))?;
-            }
-            Ok(())
-        },
-    );
+mpi_test! {
+    fn ex6_4_per_tensor_sync_trains_like_one_process(world at RANKS) {
+        for kind in [ModelKind::Mlp, ModelKind::Cnn] {
+            equivalence(world, kind, &mut |r, g| allreduce_per_tensor(r, g))?;
+        }
+        Ok(())
+    }
 }
 
-#[test]
-fn ex6_5_bucketed_sync_trains_like_one_process() {
-    at_ranks(
-        "ex6_5_bucketed_sync_trains_like_one_process",
-        RANKS,
-        |world| {
-            // Caps from "every tensor alone" (1 byte) to "everything in one bucket".
-            for (kind, cap) in [
-                (ModelKind::Cnn, 1),
-                (ModelKind::Cnn, 20_000),
-                (ModelKind::Mlp, 1 << 30),
-            ] {
-                let lens: Vec<usize> = common::net(kind, 0)
-                    .params
-                    .iter()
-                    .map(|p| p.numel())
-                    .collect();
-                let buckets = plan_buckets(&lens, cap);
-                let mut buf = vec![];
-                equivalence(world, kind, &mut |r, g| {
-                    allreduce_bucketed(r, g, &buckets, &mut buf)
-                })?;
-            }
-            Ok(())
-        },
-    );
+mpi_test! {
+    fn ex6_5_bucketed_sync_trains_like_one_process(world at RANKS) {
+        // Caps from "every tensor alone" (1 byte) to "everything in one bucket".
+        for (kind, cap) in [
+            (ModelKind::Cnn, 1),
+            (ModelKind::Cnn, 20_000),
+            (ModelKind::Mlp, 1 << 30),
+        ] {
+            let lens: Vec<usize> = common::net(kind, 0)
+                .params
+                .iter()
+                .map(|p| p.numel())
+                .collect();
+            let buckets = plan_buckets(&lens, cap);
+            let mut buf = vec![];
+            equivalence(world, kind, &mut |r, g| {
+                allreduce_bucketed(r, g, &buckets, &mut buf)
+            })?;
+        }
+        Ok(())
+    }
 }
 
 proptest! {

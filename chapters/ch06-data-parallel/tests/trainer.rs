@@ -17,7 +17,7 @@ use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::*;
 use std::time::Duration;
 use toolkit::launch::Job;
-use toolkit::testing::at_ranks;
+use toolkit::mpi_test;
 
 const QUIET: Progress = Progress { enabled: false };
 
@@ -39,55 +39,49 @@ fn cfg(model: ModelKind, sync: SyncMode, steps: u64) -> Config {
     }
 }
 
-#[test]
-fn data_parallel_trains_like_one_process_in_every_sync_mode() {
-    at_ranks(
-        "data_parallel_trains_like_one_process_in_every_sync_mode",
-        &[1, 2, 3, 4],
-        |world| {
-            // Every rank also trains alone, on a communicator of its own, with the whole batch.
-            let alone = world
-                .split_by_color(Color::with_value(world.rank()))
-                .expect("split");
-            let ring = |sync| Config {
-                allreduce: Backend::Ring,
-                ..cfg(ModelKind::Cnn, sync, 5)
-            };
-            let runs = [
-                cfg(ModelKind::Cnn, SyncMode::PerTensor, 5),
-                cfg(ModelKind::Cnn, SyncMode::Bucketed, 5),
-                cfg(ModelKind::Cnn, SyncMode::Overlap, 5),
-                ring(SyncMode::Bucketed), // chapter 3's ring as the allreduce
-            ];
-            for run in runs {
-                let (sync, backend) = (run.sync, run.allreduce);
-                let mut dp = trainer(world, run.clone())?;
-                let mut one = trainer(&alone, run)?;
-                // The same start: rank 0's initial parameters (the broadcast made them so).
-                for (o, d) in one.params.iter_mut().zip(&dp.params) {
-                    tch::no_grad(|| o.copy_(d));
-                }
-                dp.fit(&QUIET)?;
-                one.fit(&QUIET)?;
-                for (i, (d, o)) in dp.params.iter().zip(&one.params).enumerate() {
-                    let (d, o): (Vec<f32>, Vec<f32>) = (common::values(d), common::values(o));
-                    for (j, (a, b)) in d.iter().zip(&o).enumerate() {
-                        let what = format!(
-                            "{sync:?} on {backend:?}: tensor {} element {j}",
-                            dp.names[i]
-                        );
-                        common::close(&what, f64::from(*a), f64::from(*b))?;
-                    }
+mpi_test! {
+    fn data_parallel_trains_like_one_process_in_every_sync_mode(world at &[1, 2, 3, 4]) {
+        // Every rank also trains alone, on a communicator of its own, with the whole batch.
+        let alone = world
+            .split_by_color(Color::with_value(world.rank()))
+            .expect("split");
+        let ring = |sync| Config {
+            allreduce: Backend::Ring,
+            ..cfg(ModelKind::Cnn, sync, 5)
+        };
+        let runs = [
+            cfg(ModelKind::Cnn, SyncMode::PerTensor, 5),
+            cfg(ModelKind::Cnn, SyncMode::Bucketed, 5),
+            cfg(ModelKind::Cnn, SyncMode::Overlap, 5),
+            ring(SyncMode::Bucketed), // chapter 3's ring as the allreduce
+        ];
+        for run in runs {
+            let (sync, backend) = (run.sync, run.allreduce);
+            let mut dp = trainer(world, run.clone())?;
+            let mut one = trainer(&alone, run)?;
+            // The same start: rank 0's initial parameters (the broadcast made them so).
+            for (o, d) in one.params.iter_mut().zip(&dp.params) {
+                tch::no_grad(|| o.copy_(d));
+            }
+            dp.fit(&QUIET)?;
+            one.fit(&QUIET)?;
+            for (i, (d, o)) in dp.params.iter().zip(&one.params).enumerate() {
+                let (d, o): (Vec<f32>, Vec<f32>) = (common::values(d), common::values(o));
+                for (j, (a, b)) in d.iter().zip(&o).enumerate() {
+                    let what = format!(
+                        "{sync:?} on {backend:?}: tensor {} element {j}",
+                        dp.names[i]
+                    );
+                    common::close(&what, f64::from(*a), f64::from(*b))?;
                 }
             }
-            Ok(())
-        },
-    );
+        }
+        Ok(())
+    }
 }
 
-#[test]
-fn resume_continues_bit_for_bit() {
-    at_ranks("resume_continues_bit_for_bit", &[1, 3], |world| {
+mpi_test! {
+    fn resume_continues_bit_for_bit(world at &[1, 3]) {
         let path = std::env::temp_dir().join(format!("ch06-resume-{}.ckpt", world.size()));
         let k = 40; // steps before the stop; 2k crosses an epoch (59 steps at batch 24)
         let mut straight = trainer(world, cfg(ModelKind::Cnn, SyncMode::Bucketed, 2 * k))?;
@@ -128,12 +122,11 @@ fn resume_continues_bit_for_bit() {
             return Err(format!("after {} steps: straight {a:016x}/{ma:016x}, stopped and resumed {b:016x}/{mb:016x}", 2 * k));
         }
         Ok(())
-    });
+    }
 }
 
-#[test]
-fn the_default_run_reaches_95_percent() {
-    at_ranks("the_default_run_reaches_95_percent", &[1, 4], |world| {
+mpi_test! {
+    fn the_default_run_reaches_95_percent(world at &[1, 4]) {
         let mut t = trainer(
             world,
             Config {
@@ -156,7 +149,7 @@ fn the_default_run_reaches_95_percent() {
             );
         }
         Ok(())
-    });
+    }
 }
 
 #[test]

@@ -6,6 +6,8 @@
 //! Numerical Algorithms*, §4.2), with u = ε/2 the unit roundoff. Two orders each within
 //! that bound differ by at most (n-1)·ε·Σ|x|: the tolerance [`sum_tolerance`] returns.
 
+use crate::elem::Elem;
+use crate::ops::Op;
 use std::fmt::Debug;
 
 /// Ok if `got == want` element for element; else where, and how many differ.
@@ -17,39 +19,55 @@ pub fn exact<T: PartialEq + Debug>(what: &str, got: &[T], want: &[T]) -> Result<
             want.len()
         ));
     }
-    let mut wrong = (0..got.len()).filter(|&i| got[i] != want[i]);
-    match wrong.next() {
+    match first_difference(got, want) {
         None => Ok(()),
-        Some(i) => Err(format!(
-            "{what}: element {i} is {:?} but expected {:?} ({} of {} elements differ)",
+        Some((i, count)) => Err(format!(
+            "{what}: element {i} is {:?} but expected {:?} ({count} of {} elements differ)",
             got[i],
             want[i],
-            1 + wrong.count(),
             got.len()
         )),
     }
 }
 
-/// Floating-point element types the checks know the epsilon of.
-pub trait Float: Copy + Debug + Into<f64> {
-    /// Machine epsilon: the gap between 1 and the next representable number.
-    const EPSILON: f64;
-}
-impl Float for f32 {
-    const EPSILON: f64 = f32::EPSILON as f64;
-}
-impl Float for f64 {
-    const EPSILON: f64 = f64::EPSILON;
+/// Where two slices of one length differ: the first index that differs and how many
+/// do; `None` when they are equal.
+pub fn first_difference<T: PartialEq>(got: &[T], want: &[T]) -> Option<(usize, usize)> {
+    let mut wrong = (0..got.len().min(want.len())).filter(|&i| got[i] != want[i]);
+    wrong.next().map(|i| (i, 1 + wrong.count()))
 }
 
-/// How far two summation orders of `terms` values with absolute sum `abs_sum` may differ.
-pub fn sum_tolerance<T: Float>(terms: usize, abs_sum: f64) -> f64 {
+/// How far two summation orders of `terms` values with absolute sum `abs_sum` may differ
+/// (0 for integers: their sums are the same in any order).
+pub fn sum_tolerance<T: Elem>(terms: usize, abs_sum: f64) -> f64 {
     terms.saturating_sub(1) as f64 * T::EPSILON * abs_sum
+}
+
+/// Element-wise Σ|x| over `inputs`, one vector of `len` elements per rank: what
+/// [`close_sums`] and [`reduction`] take as `abs_sums`.
+pub fn abs_sums<T: Elem, V: AsRef<[T]>>(
+    len: usize,
+    inputs: impl IntoIterator<Item = V>,
+) -> Vec<f64> {
+    let mut sums = vec![0.0; len];
+    for xs in inputs {
+        for (s, x) in sums.iter_mut().zip(xs.as_ref()) {
+            *s += x.to_f64().abs();
+        }
+    }
+    sums
+}
+
+/// Whether `got` is within the summation bound of `want` (a NaN only matches a NaN).
+fn sum_within<T: Elem>(got: T, want: T, abs_sum: f64, terms: usize) -> bool {
+    let (g, w) = (got.to_f64(), want.to_f64());
+    let beyond = (g - w).abs() > sum_tolerance::<T>(terms, abs_sum);
+    !beyond && g.is_nan() == w.is_nan()
 }
 
 /// Ok if every `got[i]` is within the summation bound of `want[i]`, where element i is a
 /// sum of `terms` values whose absolute values add up to `abs_sums[i]`.
-pub fn close_sums<T: Float>(
+pub fn close_sums<T: Elem>(
     what: &str,
     got: &[T],
     want: &[T],
@@ -59,18 +77,57 @@ pub fn close_sums<T: Float>(
     if got.len() != want.len() {
         return exact(what, &vec![(); got.len()], &vec![(); want.len()]);
     }
-    for i in 0..got.len() {
-        let (g, w) = (got[i].into(), want[i].into());
-        let tol = sum_tolerance::<T>(terms, abs_sums[i]);
-        if (g - w).abs() > tol || g.is_nan() != w.is_nan() {
-            return Err(format!(
+    match (0..got.len()).find(|&i| !sum_within(got[i], want[i], abs_sums[i], terms)) {
+        None => Ok(()),
+        Some(i) => {
+            let (g, w) = (got[i].to_f64(), want[i].to_f64());
+            let tol = sum_tolerance::<T>(terms, abs_sums[i]);
+            Err(format!(
                 "{what}: element {i} is {g:e} but expected {w:e}; they differ by {:e}, more than \
                  {tol:e} = (terms-1)·ε·Σ|x| allowed for {terms} terms in another order",
                 (g - w).abs()
-            ));
+            ))
         }
     }
-    Ok(())
+}
+
+/// Ok if `got`, the result of reducing `terms` values per element with `op`, is `want`.
+/// Float sums may differ by the summation-order bound ([`close_sums`]; `abs_sums[i]` is
+/// Σ|x| of element i's terms), since the two were added up in different orders. All else
+/// is exact: integers wrap the same in any order; max, min and the user-defined ops pick
+/// one of their inputs; and the checks multiply only powers of two, exact in any order.
+pub fn reduction<T: Elem>(
+    what: &str,
+    op: Op,
+    got: &[T],
+    want: &[T],
+    abs_sums: &[f64],
+    terms: usize,
+) -> Result<(), String> {
+    match (T::IS_FLOAT, op) {
+        (true, Op::Sum) => close_sums(what, got, want, abs_sums, terms),
+        _ => exact(what, got, want),
+    }
+}
+
+/// How many elements of `got` fail [`reduction`]'s comparison (every element of `want`,
+/// at least 1, when the lengths differ): a benchmark's `#wrong` count.
+pub fn reduction_errors<T: Elem>(
+    op: Op,
+    got: &[T],
+    want: &[T],
+    abs_sums: &[f64],
+    terms: usize,
+) -> usize {
+    if got.len() != want.len() {
+        return want.len().max(1);
+    }
+    let float_sum = T::IS_FLOAT && op == Op::Sum;
+    let ok = |i: usize| match float_sum {
+        true => sum_within(got[i], want[i], abs_sums[i], terms),
+        false => got[i] == want[i],
+    };
+    (0..got.len()).filter(|&i| !ok(i)).count()
 }
 
 #[cfg(test)]
@@ -99,5 +156,26 @@ mod tests {
         // A wrong sum (one term missing) is caught.
         let missing: f32 = xs[1..].iter().sum();
         assert!(close_sums("sum", &[missing], &[forward], &[abs], xs.len()).is_err());
+        let (got, want) = ([forward, missing], [backward, forward]);
+        assert_eq!(
+            reduction_errors(Op::Sum, &got, &want, &[abs; 2], xs.len()),
+            1
+        );
+        assert_eq!(
+            reduction_errors(Op::Max, &got, &want, &[abs; 2], xs.len()),
+            2
+        );
+    }
+
+    #[test]
+    fn reductions_compare_exactly_except_float_sums() {
+        let e = reduction("r", Op::Sum, &[3i32, 4], &[3, 5], &[9.0; 2], 2).unwrap_err();
+        assert!(e.contains("element 1 is 4 but expected 5"), "{e}");
+        assert!(reduction("r", Op::Sum, &[0.3f64], &[0.1 + 0.2], &[0.3], 2).is_ok());
+        assert!(reduction("r", Op::Min, &[0.3f64], &[0.1 + 0.2], &[0.3], 2).is_err());
+        assert_eq!(
+            abs_sums(2, [vec![1.0f32, -2.0], vec![-3.0, 4.0]]),
+            [4.0, 6.0]
+        );
     }
 }

@@ -14,24 +14,34 @@
 //! - [`errors`], [`panics`]: an MPI error or a panic is told in the learner's terms: rank,
 //!   call, meaning, the learner's line, the case and the seed.
 //! - [`settings`]: every `WORKBOOK_*` setting with its default.
-//! - [`testing`]: MPI tests written as plain `#[test]` functions.
-//! - [`compare`], [`report`], [`plot`]: checking results, timing over ranks, tables, CSV
-//!   and SVG files under `target/workbook/`.
+//! - [`testing`]: MPI tests written as plain `#[test]` functions; [`declare`]: the
+//!   [`mpi_test!`] macro that declares one (name, rank counts, element types) at once.
+//! - [`elem`], [`ops`]: the element types (i32, i64, f32, f64) and the reduction
+//!   operations every chapter uses, with MPI's operation for each.
+//! - [`split`]: blocks of `0..n` over `parts` owners (exercise 0.1's answer).
+//! - [`compare`], [`report`], [`plot`], [`bench`](mod@bench): checking results, timing
+//!   over ranks, tables, CSV and SVG files under `target/workbook/`, benchmarks over rank
+//!   counts.
 //! - [`check`]: `make check` and `make verify` (the `workbook` binary).
 
+pub mod bench;
 pub mod check;
 pub mod compare;
+pub mod declare;
 pub mod diagnose;
+pub mod elem;
 pub mod errors;
 pub mod intercept;
 pub mod job;
 pub mod launch;
 pub mod lockstep;
+pub mod ops;
 pub mod panics;
 pub mod plot;
 pub mod report;
 pub mod session;
 pub mod settings;
+pub mod split;
 pub mod spmd;
 pub mod testing;
 pub mod watchdog;

@@ -1,9 +1,12 @@
-//! A small SVG line plot with logarithmic axes, for size sweeps (time or bandwidth vs
-//! message size). No dependencies: the file is plain text any browser shows.
+//! Small SVG line plots: log-log axes for sweeps over sizes or rank counts
+//! ([`loglog_svg`]), linear axes for curves over epochs ([`linear_svg`]). No
+//! dependencies: the file is plain text any browser shows. Text is XML-escaped.
 
 /// One line of the plot: a name for the legend and its (x, y) points, x ascending.
 pub struct Series {
+    /// The legend's text.
     pub name: String,
+    /// The points, in the order the line joins them.
     pub points: Vec<(f64, f64)>,
 }
 
@@ -17,30 +20,85 @@ const COLORS: [&str; 6] = [
     "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
 ];
 
-/// Renders `series` on log-log axes. Points with x <= 0 or y <= 0 are left out (a log
-/// axis has no place for them).
+/// Renders `series` on log-log axes, one grid line per decade. Points with x <= 0 or
+/// y <= 0 are left out (a log axis has no place for them).
 pub fn loglog_svg(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> String {
-    let all = series
-        .iter()
-        .flat_map(|s| s.points.iter())
-        .filter(|(x, y)| *x > 0.0 && *y > 0.0);
+    let positive = |&(x, y): &(f64, f64)| x > 0.0 && y > 0.0;
+    let all = series.iter().flat_map(|s| s.points.iter()).copied();
     let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
-    for &(x, y) in all {
+    for (x, y) in all.filter(positive) {
         (x0, x1, y0, y1) = (x0.min(x), x1.max(x), y0.min(y), y1.max(y));
     }
     if x0 > x1 {
         (x0, x1, y0, y1) = (1.0, 10.0, 1.0, 10.0);
     }
-    let (lx0, lx1) = (
-        x0.log10().floor(),
-        x1.log10().ceil().max(x0.log10().floor() + 1.0),
-    );
-    let (ly0, ly1) = (
-        y0.log10().floor(),
-        y1.log10().ceil().max(y0.log10().floor() + 1.0),
-    );
+    let decades = |lo: f64, hi: f64| {
+        let first = lo.log10().floor();
+        (first, hi.log10().ceil().max(first + 1.0))
+    };
+    let ((lx0, lx1), (ly0, ly1)) = (decades(x0, x1), decades(y0, y1));
     let px = |x: f64| LEFT + (x.log10() - lx0) / (lx1 - lx0) * (W - LEFT - RIGHT);
     let py = |y: f64| H - BOTTOM - (y.log10() - ly0) / (ly1 - ly0) * (H - TOP - BOTTOM);
+    let mut grid = String::new();
+    for d in lx0 as i32..=lx1 as i32 {
+        grid += &x_tick(px(10f64.powi(d)), &format!("1e{d}"));
+    }
+    for d in ly0 as i32..=ly1 as i32 {
+        grid += &y_tick(py(10f64.powi(d)), &format!("1e{d}"));
+    }
+    render([title, x_label, y_label], series, &grid, (px, py), positive)
+}
+
+/// Renders `series` on linear axes: y from 0 to 5% above the largest y, x from the
+/// smallest x (1 at most) to the largest; six labelled grid lines on each axis.
+pub fn linear_svg(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> String {
+    let pts = || series.iter().flat_map(|s| s.points.iter());
+    let x0 = pts().map(|p| p.0).fold(f64::MAX, f64::min).min(1.0);
+    let x1 = pts().map(|p| p.0).fold(f64::MIN, f64::max).max(x0 + 1.0);
+    let y1 = pts().map(|p| p.1).fold(0.0, f64::max).max(1e-9) * 1.05;
+    let px = |x: f64| LEFT + (x - x0) / (x1 - x0) * (W - LEFT - RIGHT);
+    let py = |y: f64| H - BOTTOM - y / y1 * (H - TOP - BOTTOM);
+    let mut grid = String::new();
+    for i in 0..=5 {
+        let (x, y) = (x0 + (x1 - x0) * f64::from(i) / 5.0, y1 * f64::from(i) / 5.0);
+        grid += &x_tick(px(x), &format!("{x:.0}"));
+        grid += &y_tick(py(y), &format!("{y:.2}"));
+    }
+    render([title, x_label, y_label], series, &grid, (px, py), |_| true)
+}
+
+/// A vertical grid line at `x` with its label under the axis.
+fn x_tick(x: f64, label: &str) -> String {
+    format!(
+        "<line x1=\"{x:.1}\" y1=\"{TOP}\" x2=\"{x:.1}\" y2=\"{}\" stroke=\"#ddd\"/>\
+         <text x=\"{x:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+        H - BOTTOM,
+        H - BOTTOM + 16.0,
+        escape(label)
+    )
+}
+
+/// A horizontal grid line at `y` with its label left of the axis.
+fn y_tick(y: f64, label: &str) -> String {
+    format!(
+        "<line x1=\"{LEFT}\" y1=\"{y:.1}\" x2=\"{}\" y2=\"{y:.1}\" stroke=\"#ddd\"/>\
+         <text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>\n",
+        W - RIGHT,
+        LEFT - 6.0,
+        y + 4.0,
+        escape(label)
+    )
+}
+
+/// The whole picture: title, `grid`, axis labels, and one polyline and legend entry per
+/// series, its points (those `keep` accepts) placed by `px` and `py`.
+fn render(
+    [title, x_label, y_label]: [&str; 3],
+    series: &[Series],
+    grid: &str,
+    (px, py): (impl Fn(f64) -> f64, impl Fn(f64) -> f64),
+    keep: impl Fn(&(f64, f64)) -> bool,
+) -> String {
     let mut svg = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{W}\" height=\"{H}\" \
          font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" \
@@ -48,25 +106,7 @@ pub fn loglog_svg(title: &str, x_label: &str, y_label: &str, series: &[Series]) 
         (W - RIGHT + LEFT) / 2.0,
         escape(title)
     );
-    for d in lx0 as i32..=lx1 as i32 {
-        let x = px(10f64.powi(d));
-        svg += &format!(
-            "<line x1=\"{x:.1}\" y1=\"{TOP}\" x2=\"{x:.1}\" y2=\"{}\" stroke=\"#ddd\"/>\
-             <text x=\"{x:.1}\" y=\"{}\" text-anchor=\"middle\">1e{d}</text>\n",
-            H - BOTTOM,
-            H - BOTTOM + 16.0
-        );
-    }
-    for d in ly0 as i32..=ly1 as i32 {
-        let y = py(10f64.powi(d));
-        svg += &format!(
-            "<line x1=\"{LEFT}\" y1=\"{y:.1}\" x2=\"{}\" y2=\"{y:.1}\" stroke=\"#ddd\"/>\
-             <text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">1e{d}</text>\n",
-            W - RIGHT,
-            LEFT - 6.0,
-            y + 4.0
-        );
-    }
+    svg += grid;
     svg += &format!(
         "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n<text x=\"18\" y=\"{}\" \
          text-anchor=\"middle\" transform=\"rotate(-90 18 {})\">{}</text>\n",
@@ -79,8 +119,7 @@ pub fn loglog_svg(title: &str, x_label: &str, y_label: &str, series: &[Series]) 
     );
     for (i, s) in series.iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
-        let pts = s.points.iter().filter(|(x, y)| *x > 0.0 && *y > 0.0);
-        let path: Vec<String> = pts
+        let path: Vec<String> = (s.points.iter().filter(|p| keep(p)))
             .map(|&(x, y)| format!("{:.1},{:.1}", px(x), py(y)))
             .collect();
         svg += &format!(
@@ -95,36 +134,47 @@ pub fn loglog_svg(title: &str, x_label: &str, y_label: &str, series: &[Series]) 
     svg + "</svg>\n"
 }
 
+/// `text` with the characters XML gives a meaning (`&`, `<`, `>`, `"`) escaped.
 fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_plot_has_one_line_per_series_and_skips_non_positive_points() {
-        let s = |name: &str| Series {
+    fn series(name: &str) -> Series {
+        Series {
             name: name.into(),
             points: vec![(0.0, 1.0), (8.0, 2.0), (1e6, 3e3)],
-        };
-        let svg = loglog_svg("t <1>", "bytes", "us", &[s("a"), s("b")]);
+        }
+    }
+
+    fn first_points(svg: &str) -> &str {
+        let after = svg.split("points=\"").nth(1).unwrap();
+        after.split('"').next().unwrap()
+    }
+
+    #[test]
+    fn a_plot_has_one_line_per_series_and_skips_non_positive_points() {
+        let svg = loglog_svg("t <1>", "bytes", "us", &[series("a"), series("b")]);
         assert_eq!(svg.matches("<polyline").count(), 2);
         assert!(svg.contains("t &lt;1&gt;"));
-        let first = svg
-            .split("points=\"")
-            .nth(1)
-            .unwrap()
-            .split('"')
-            .next()
-            .unwrap();
+        let first = first_points(&svg);
         assert_eq!(
             first.split(' ').count(),
             2,
             "the x = 0 point must be left out: {first}"
         );
+    }
+
+    #[test]
+    fn a_linear_plot_keeps_every_point_and_escapes_its_text() {
+        let svg = linear_svg("loss & \"acc\"", "epoch", "%", &[series("a < b")]);
+        assert!(svg.contains("loss &amp; &quot;acc&quot;") && svg.contains("a &lt; b"));
+        assert_eq!(first_points(&svg).split(' ').count(), 3);
     }
 }

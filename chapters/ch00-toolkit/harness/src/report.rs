@@ -4,13 +4,17 @@ use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::path::PathBuf;
+use tabled::Tabled;
 
 /// A time measured on every rank, reduced over the ranks. A parallel step takes as long
 /// as its slowest rank, so `max` is the figure to report; `min` shows the imbalance.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Timing {
+    /// The fastest rank's seconds.
     pub min: f64,
+    /// The slowest rank's seconds: the time of the parallel step.
     pub max: f64,
+    /// The mean over ranks.
     pub mean: f64,
 }
 
@@ -30,10 +34,39 @@ impl Timing {
 }
 
 /// A table in the course's style, ready to print.
-pub fn table<T: tabled::Tabled>(rows: impl IntoIterator<Item = T>) -> String {
+pub fn table<T: Tabled>(rows: impl IntoIterator<Item = T>) -> String {
     let mut t = tabled::Table::new(rows);
     t.with(tabled::settings::Style::sharp());
     t.to_string()
+}
+
+/// The same rows as [`table`] shows, as CSV: the table's headers, then one line per row,
+/// fields quoted where they hold a comma, a quote or a line break.
+pub fn csv<T: Tabled>(rows: impl IntoIterator<Item = T>) -> String {
+    let line = |fields: Vec<std::borrow::Cow<'_, str>>| {
+        let quoted: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
+        quoted.join(",") + "\n"
+    };
+    let mut text = line(T::headers());
+    for row in rows {
+        text += &line(row.fields());
+    }
+    text
+}
+
+fn csv_field(field: &str) -> String {
+    if field.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", field.replace('"', "\"\""))
+    } else {
+        field.to_string()
+    }
+}
+
+/// Prints `rows` as a [`table`] and writes the same rows as [`csv`] to
+/// `out_dir()/csv_name`; returns the CSV's path.
+pub fn print_and_save<T: Tabled>(rows: &[T], csv_name: &str) -> std::io::Result<PathBuf> {
+    println!("{}", table(rows));
+    write_file(csv_name, &csv(rows))
 }
 
 /// `target/workbook/` of this workspace (or `WORKBOOK_OUT`), created if missing.
@@ -71,4 +104,32 @@ pub fn write_file(name: &str, contents: &str) -> std::io::Result<PathBuf> {
     std::fs::write(&tmp, contents)?;
     std::fs::rename(&tmp, &path)?;
     Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Tabled)]
+    struct Row {
+        name: &'static str,
+        #[tabled(rename = "time µs")]
+        time: f64,
+    }
+
+    #[test]
+    fn the_csv_holds_the_rows_of_the_table() {
+        let rows = [
+            Row {
+                name: "ring",
+                time: 1.5,
+            },
+            Row {
+                name: "a, \"b\"",
+                time: 2.0,
+            },
+        ];
+        assert_eq!(csv(&rows), "name,time µs\nring,1.5\n\"a, \"\"b\"\"\",2\n");
+        assert!(table(&rows).contains("│ ring"));
+    }
 }

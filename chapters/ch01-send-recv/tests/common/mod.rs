@@ -1,4 +1,5 @@
-//! What the chapter's tests share: element types, traceable values, and the properties.
+//! What the chapter's tests share: traceable values of the four element types
+//! (`toolkit::elem::Elem`), and the properties.
 //!
 //! Every element a test sends encodes where it came from (rank, buffer, index), so a
 //! wrong value is reported as *whose* data arrived, e.g. "rank 2's `to_left`[0]", not
@@ -6,40 +7,22 @@
 //! argument: the exercise tests pass the learner's, the planted-mistake tests a wrong one.
 #![allow(dead_code)] // each test file uses a part
 
-use mpi::datatype::Equivalence;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use proptest::prelude::*;
-use std::fmt::Debug;
+use toolkit::compare::first_difference;
+use toolkit::elem::Elem;
 use toolkit::lockstep::property;
 
-/// An element type the tests send: the four of the course (i32, i64, f32, f64).
-pub trait Elem: Equivalence + Copy + PartialEq + Debug {
-    /// The type's name, for reports.
-    const NAME: &'static str;
-    /// The element holding `v` (exact for |v| < 2^24, which covers every code below).
-    fn make(v: i64) -> Self;
-    /// The number an element holds.
-    fn value(self) -> i64;
+/// The element holding `v` (exact for |v| < 2^24, which covers every code below).
+fn make<T: Elem>(v: i64) -> T {
+    T::from_f64(v as f64)
 }
 
-macro_rules! elem {
-    ($t:ty) => {
-        impl Elem for $t {
-            const NAME: &'static str = stringify!($t);
-            fn make(v: i64) -> Self {
-                v as $t
-            }
-            fn value(self) -> i64 {
-                self as i64
-            }
-        }
-    };
+/// The number an element holds.
+fn value<T: Elem>(x: T) -> i64 {
+    x.to_f64() as i64
 }
-elem!(i32);
-elem!(i64);
-elem!(f32);
-elem!(f64);
 
 /// The value of element `i` of buffer number `part` (0 or 1) on `rank`: below 2^24 for
 /// up to 8 ranks and 2^20 elements, so f32 holds it exactly.
@@ -49,13 +32,13 @@ pub fn code(rank: i32, part: usize, i: usize) -> i64 {
 
 /// A buffer of `n` elements of `part` on `rank`.
 pub fn buffer<T: Elem>(rank: i32, part: usize, n: usize) -> Vec<T> {
-    (0..n).map(|i| T::make(code(rank, part, i))).collect()
+    (0..n).map(|i| make(code(rank, part, i))).collect()
 }
 
 /// What the tests put into a receive buffer before the call: negative, so it decodes as
 /// "untouched".
 pub fn untouched<T: Elem>(n: usize) -> Vec<T> {
-    (0..n).map(|i| T::make(-1 - i as i64)).collect()
+    (0..n).map(|i| make(-1 - i as i64)).collect()
 }
 
 /// Says whose element `v` is, naming the buffers `parts[0]`, `parts[1]`.
@@ -76,14 +59,12 @@ pub fn traced<T: Elem>(what: &str, got: &[T], want: &[T], parts: &[&str]) -> Res
             want.len()
         ));
     }
-    let mut wrong = (0..got.len()).filter(|&i| got[i] != want[i]);
-    match wrong.next() {
+    match first_difference(got, want) {
         None => Ok(()),
-        Some(i) => Err(format!(
-            "{what}[{i}] holds {} but must hold {} ({} of {} elements wrong)",
-            whose(got[i].value(), parts),
-            whose(want[i].value(), parts),
-            1 + wrong.count(),
+        Some((i, count)) => Err(format!(
+            "{what}[{i}] holds {} but must hold {} ({count} of {} elements wrong)",
+            whose(value(got[i]), parts),
+            whose(value(want[i]), parts),
             got.len()
         )),
     }

@@ -19,7 +19,7 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::fmt::Debug;
 use tabled::Tabled;
-use toolkit::report::{table, write_file, Timing};
+use toolkit::report::{print_and_save, Timing};
 
 /// Block sizes in bytes, with the number of timed calls at each.
 const SIZES: [(usize, usize); 3] = [(8, 500), (64 << 10, 40), (1 << 20, 8)];
@@ -186,15 +186,7 @@ fn main() {
         .sort_by_key(|r| order.iter().position(|&c| c == r.collective));
     if rank == 0 {
         println!("collectives at {size} ranks: time per call, max over ranks; ratio = hand-written / MPI");
-        println!("{}", table(&lab.rows));
-        let mut csv = String::from("collective,block,hand_written_us,mpi_us,ratio\n");
-        for r in &lab.rows {
-            csv += &format!(
-                "{},{},{},{},{}\n",
-                r.collective, r.block, r.mine, r.mpi, r.ratio
-            );
-        }
-        let path = write_file(&format!("ch02_collectives_np{size}.csv"), &csv);
+        let path = print_and_save(&lab.rows, &format!("ch02_collectives_np{size}.csv"));
         let path = path.unwrap_or_else(|e| panic!("cannot write the CSV: {e}"));
         let here = std::env::current_dir().unwrap_or_default();
         let path = path.strip_prefix(&here).unwrap_or(&path);

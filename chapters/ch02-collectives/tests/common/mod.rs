@@ -8,7 +8,6 @@
 use ch02::ops::{Elem, Op};
 use proptest::prelude::*;
 use proptest::sample::select;
-use toolkit::compare::{close_sums, exact};
 
 /// The rank counts every exercise is checked at: 1, powers of two, and odd ones.
 pub const RANKS: &[u32] = &[1, 2, 3, 4, 5, 8];
@@ -34,13 +33,7 @@ impl Case {
 
     /// Element-wise Σ|x| over ranks `ranks` (for the float tolerance of sums).
     pub fn abs_sums<T: Elem>(&self, ranks: std::ops::Range<usize>) -> Vec<f64> {
-        let mut sums = vec![0.0; self.len];
-        for r in ranks {
-            for (s, x) in sums.iter_mut().zip(self.values::<T>(r)) {
-                *s += x.to_f64().abs();
-            }
-        }
-        sums
+        toolkit::compare::abs_sums(self.len, ranks.map(|r| self.values::<T>(r)))
     }
 }
 
@@ -87,77 +80,4 @@ pub fn counts(size: i32) -> BoxedStrategy<Vec<usize>> {
         prop::collection::vec(0..=2000usize, size),
     ]
     .boxed()
-}
-
-/// Element types the checks compare: integers exactly; floats exactly, except sums.
-pub trait Checked: Elem {
-    /// Ok if `got` is `want` (sums of floats: within the summation-order bound, since
-    /// the two were added up in different orders; every other op is exact: max, min and
-    /// the user ops pick one of the inputs, and our products are of powers of two).
-    fn check(
-        what: &str,
-        op: Op,
-        got: &[Self],
-        want: &[Self],
-        abs: &[f64],
-        terms: usize,
-    ) -> Result<(), String>;
-}
-
-impl Checked for i32 {
-    fn check(
-        what: &str,
-        _: Op,
-        got: &[i32],
-        want: &[i32],
-        _: &[f64],
-        _: usize,
-    ) -> Result<(), String> {
-        exact(what, got, want)
-    }
-}
-
-impl Checked for i64 {
-    fn check(
-        what: &str,
-        _: Op,
-        got: &[i64],
-        want: &[i64],
-        _: &[f64],
-        _: usize,
-    ) -> Result<(), String> {
-        exact(what, got, want)
-    }
-}
-
-impl Checked for f32 {
-    fn check(
-        what: &str,
-        op: Op,
-        got: &[f32],
-        want: &[f32],
-        abs: &[f64],
-        terms: usize,
-    ) -> Result<(), String> {
-        match op {
-            Op::Sum => close_sums(what, got, want, abs, terms),
-            _ => exact(what, got, want),
-        }
-    }
-}
-
-impl Checked for f64 {
-    fn check(
-        what: &str,
-        op: Op,
-        got: &[f64],
-        want: &[f64],
-        abs: &[f64],
-        terms: usize,
-    ) -> Result<(), String> {
-        match op {
-            Op::Sum => close_sums(what, got, want, abs, terms),
-            _ => exact(what, got, want),
-        }
-    }
 }

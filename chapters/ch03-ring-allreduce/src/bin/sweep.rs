@@ -15,22 +15,63 @@ use ch03::{doubling, reference, segmented};
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
+use std::borrow::Cow;
 use std::time::Instant;
+use tabled::Tabled;
+use toolkit::compare::reduction_errors;
 use toolkit::plot::{loglog_svg, Series};
-use toolkit::report::{write_file, Timing};
+use toolkit::report::{csv, write_file, Timing};
 
-/// One row of the table; `alg == None` is the size-based choice (ex 3.5).
+/// One row of the table, printed as it is measured and saved in the CSV; `alg == None`
+/// is the size-based choice (ex 3.5).
+#[derive(Tabled)]
 struct Row {
+    #[tabled(rename = "size(B)")]
     bytes: usize,
+    count: usize,
+    #[tabled(rename = "type")]
+    elem: &'static str,
+    #[tabled(display_with = "lowercase")]
+    op: Op,
+    #[tabled(rename = "algorithm", display_with = "name")]
     alg: Option<Algorithm>,
+    #[tabled(rename = "time(us)", display_with = "micros")]
     seconds: f64,
+    #[tabled(display_with = "three")]
+    algbw: f64,
+    #[tabled(display_with = "three")]
     busbw: f64,
-    wrong: u64,
+    #[tabled(rename = "#wrong")]
+    wrong: usize,
+    #[tabled(rename = "model(us)", display_with = "micros")]
     predicted: f64,
+    #[tabled(rename = "model%", display_with = "percent")]
+    model_error: f64,
 }
 
-fn name(alg: Option<Algorithm>) -> &'static str {
+fn name(alg: &Option<Algorithm>) -> &'static str {
     alg.map_or("auto (ex 3.5)", Algorithm::name)
+}
+fn lowercase(op: &Op) -> String {
+    format!("{op:?}").to_lowercase()
+}
+fn micros(seconds: &f64) -> String {
+    format!("{:.1}", seconds * 1e6)
+}
+fn three(x: &f64) -> String {
+    format!("{x:.3}")
+}
+fn percent(x: &f64) -> String {
+    format!("{x:+.0}")
+}
+
+/// One line of the nccl-tests style table: `fields` right-aligned in fixed widths.
+fn aligned(fields: Vec<Cow<'_, str>>) -> String {
+    const WIDTHS: [usize; 11] = [10, 9, 4, 6, 15, 11, 8, 8, 7, 11, 6];
+    let cells: Vec<String> = (fields.iter().zip(WIDTHS))
+        .map(|(f, w)| format!("{f:>w$}"))
+        .collect();
+    cells.join(" ")
 }
 
 fn arg(flag: &str, default: &str) -> String {
@@ -66,26 +107,6 @@ fn run<T: Elem>(
     }
 }
 
-/// Elements of `got` outside the bound: exact, except float sums, which may differ from
-/// MPI's by the summation-order bound (p-1)·eps·Σ|x| (toolkit::compare).
-fn wrong<T: Elem>(got: &[T], want: &[T], abs: &[f64], op: Op, p: usize) -> u64 {
-    let eps = if T::NAME == "f32" {
-        f32::EPSILON as f64
-    } else {
-        f64::EPSILON
-    };
-    let bad = |i: usize| match (T::IS_FLOAT, op) {
-        (true, Op::Sum) => {
-            (got[i].to_f64() - want[i].to_f64()).abs() > (p - 1) as f64 * eps * abs[i]
-        }
-        _ => got[i] != want[i],
-    };
-    if got.len() != want.len() {
-        return want.len().max(1) as u64;
-    }
-    (0..got.len()).filter(|&i| bad(i)).count() as u64
-}
-
 // ANCHOR: measure
 /// Times `iters` runs of `alg` (a barrier before each; one untimed warm-up), checks every
 /// result, and returns (the slowest rank's mean seconds, wrong elements over all ranks).
@@ -97,20 +118,24 @@ fn measure<T: Elem>(
     op: Op,
     m: &CostModel,
     iters: usize,
-) -> (f64, u64) {
+) -> (f64, usize) {
+    // Exact, except float sums: within (p-1)·ε·Σ|x| of MPI's (toolkit::compare).
     let p = w.size() as usize;
-    let mut bad = wrong(&run(w, alg, xs, op, m), want, abs, op, p);
+    let mut bad = reduction_errors(op, &run(w, alg, xs, op, m), want, abs, p);
     let mut total = 0.0;
     for _ in 0..iters {
         w.barrier();
         let start = Instant::now();
         let out = run(w, alg, xs, op, m);
         total += start.elapsed().as_secs_f64();
-        bad += wrong(&out, want, abs, op, p);
+        bad += reduction_errors(op, &out, want, abs, p);
     }
     let mut all_bad = 0u64;
-    w.all_reduce_into(&bad, &mut all_bad, SystemOperation::sum());
-    (Timing::over_ranks(w, total / iters as f64).max, all_bad)
+    w.all_reduce_into(&(bad as u64), &mut all_bad, SystemOperation::sum());
+    (
+        Timing::over_ranks(w, total / iters as f64).max,
+        all_bad as usize,
+    )
 }
 // ANCHOR_END: measure
 
@@ -139,20 +164,7 @@ fn sweep<T: Elem>(w: &SimpleCommunicator, op: Op) {
             T::NAME,
             model.gamma * 1e9
         );
-        println!(
-            "{:>10} {:>9} {:>4} {:>6} {:>15} {:>11} {:>8} {:>8} {:>7} {:>11} {:>6}",
-            "size(B)",
-            "count",
-            "type",
-            "op",
-            "algorithm",
-            "time(us)",
-            "algbw",
-            "busbw",
-            "#wrong",
-            "model(us)",
-            "model%"
-        );
+        println!("{}", aligned(Row::headers()));
     }
     let mut rows = Vec::new();
     for &bytes in &sizes {
@@ -177,17 +189,23 @@ fn sweep<T: Elem>(w: &SimpleCommunicator, op: Op) {
                     .into_iter()
                     .fold(f64::MAX, f64::min),
             };
-            if rank == 0 {
-                println!("{bytes:>10} {n:>9} {:>4} {:>6} {:>15} {:>11.1} {algbw:>8.3} {busbw:>8.3} {wrong:>7} {:>11.1} {:>+6.0}", T::NAME, format!("{op:?}").to_lowercase(), name(alg), seconds * 1e6, predicted * 1e6, (predicted / seconds - 1.0) * 100.0);
-            }
-            rows.push(Row {
+            let row = Row {
                 bytes,
+                count: n,
+                elem: T::NAME,
+                op,
                 alg,
                 seconds,
+                algbw,
                 busbw,
                 wrong,
                 predicted,
-            });
+                model_error: (predicted / seconds - 1.0) * 100.0,
+            };
+            if rank == 0 {
+                println!("{}", aligned(row.fields()));
+            }
+            rows.push(row);
         }
     }
     if rank == 0 {
@@ -197,18 +215,6 @@ fn sweep<T: Elem>(w: &SimpleCommunicator, op: Op) {
 
 /// CSV, SVG and the summary lines (the chapter's performance targets).
 fn report(rows: &[Row], p: usize) {
-    let mut csv = String::from("bytes,algorithm,time_us,busbw_gbs,wrong,predicted_us\n");
-    for r in rows {
-        csv += &format!(
-            "{},{},{:.3},{:.4},{},{:.3}\n",
-            r.bytes,
-            name(r.alg),
-            r.seconds * 1e6,
-            r.busbw,
-            r.wrong,
-            r.predicted * 1e6
-        );
-    }
     let series: Vec<Series> = rows
         .iter()
         .map(|r| r.alg)
@@ -220,7 +226,7 @@ fn report(rows: &[Row], p: usize) {
         })
         .into_iter()
         .map(|a| Series {
-            name: name(a).into(),
+            name: name(&a).into(),
             points: rows
                 .iter()
                 .filter(|r| r.alg == a)
@@ -230,7 +236,7 @@ fn report(rows: &[Row], p: usize) {
         .collect();
     let title = format!("allreduce bus bandwidth, {p} ranks");
     let svg = loglog_svg(&title, "message size (bytes)", "busbw (GB/s)", &series);
-    let csv_path = write_file("ch03-sweep.csv", &csv).expect("cannot write the CSV");
+    let csv_path = write_file("ch03-sweep.csv", &csv(rows)).expect("cannot write the CSV");
     let svg_path = write_file("ch03-busbw.svg", &svg).expect("cannot write the SVG");
     let at = |a: Option<Algorithm>, b: usize| rows.iter().find(|r| r.alg == a && r.bytes == b);
     let big: Vec<usize> = rows

@@ -6,13 +6,13 @@
 //! everyone's inputs), and a shrunk case prints in one line.
 #![allow(dead_code)] // each test file uses part of it
 
-use ch03::ops::{Elem, Op};
+use ch03::ops::{Elem, Op, OPS};
 use ch03::{chunk_range, owned_chunk, reference};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use proptest::prelude::*;
 use proptest::sample::select;
-use toolkit::compare::{close_sums, exact};
+use toolkit::compare::{exact, reduction};
 use toolkit::lockstep::property;
 
 /// The rank counts every exercise is checked at: 1, powers of two, and odd ones.
@@ -50,13 +50,7 @@ impl Case {
 
     /// Element-wise Σ|x| over all `size` ranks (for the float tolerance of sums).
     pub fn abs_sums<T: Elem>(&self, size: usize) -> Vec<f64> {
-        let mut sums = vec![0.0; self.len];
-        for r in 0..size {
-            for (s, x) in sums.iter_mut().zip(self.values::<T>(r)) {
-                *s += x.to_f64().abs();
-            }
-        }
-        sums
+        toolkit::compare::abs_sums(self.len, (0..size).map(|r| self.values::<T>(r)))
     }
 }
 
@@ -74,61 +68,6 @@ pub fn cases(ops: &'static [Op], lens: BoxedStrategy<usize>) -> BoxedStrategy<Ca
         .boxed()
 }
 
-/// Element types the checks compare: integers exactly; floats exactly, except sums.
-pub trait Checked: Elem {
-    /// Ok if `got` is `want`. Float sums may differ by the summation-order bound
-    /// (toolkit::compare::sum_tolerance, `terms` values, absolute sums `abs`); every
-    /// other op picks one of its inputs, so it is exact.
-    fn check(
-        what: &str,
-        op: Op,
-        got: &[Self],
-        want: &[Self],
-        abs: &[f64],
-        terms: usize,
-    ) -> Result<(), String>;
-}
-
-macro_rules! checked_int {
-    ($t:ty) => {
-        impl Checked for $t {
-            fn check(
-                w: &str,
-                _: Op,
-                g: &[$t],
-                e: &[$t],
-                _: &[f64],
-                _: usize,
-            ) -> Result<(), String> {
-                exact(w, g, e)
-            }
-        }
-    };
-}
-macro_rules! checked_float {
-    ($t:ty) => {
-        impl Checked for $t {
-            fn check(
-                w: &str,
-                op: Op,
-                g: &[$t],
-                e: &[$t],
-                a: &[f64],
-                n: usize,
-            ) -> Result<(), String> {
-                match op {
-                    Op::Sum => close_sums(w, g, e, a, n),
-                    _ => exact(w, g, e),
-                }
-            }
-        }
-    };
-}
-checked_int!(i32);
-checked_int!(i64);
-checked_float!(f32);
-checked_float!(f64);
-
 /// Ok if every rank holds the same values as rank 0 (a data-parallel trainer whose
 /// replicas differ in the last bit drifts apart). Collective: every rank must call it,
 /// even with a result of the wrong length (`len` is the right one).
@@ -144,7 +83,7 @@ pub fn same_on_every_rank<T: Elem>(
 }
 
 /// A whole allreduce (`f`) equals MPI_Allreduce, and every rank holds the same result.
-pub fn allreduce_property<T: Checked>(
+pub fn allreduce_property<T: Elem>(
     world: &SimpleCommunicator,
     name: &str,
     f: impl Fn(&SimpleCommunicator, &[T], Op) -> Vec<T>,
@@ -156,13 +95,13 @@ pub fn allreduce_property<T: Checked>(
         &format!("{name}::<{}> equals MPI_Allreduce", T::NAME),
     )
     .cases(CASES)
-    .check(cases(&Op::ALL, lens), |case| {
+    .check(cases(&OPS, lens), |case| {
         let xs: Vec<T> = case.values(rank);
         let got = f(world, &xs, case.op);
         let want = reference::allreduce(world, &xs, case.op);
         let abs = case.abs_sums::<T>(size as usize);
         let what = format!("allreduce with {:?} of {} elements", case.op, case.len);
-        let mine = T::check(&what, case.op, &got, &want, &abs, size as usize);
+        let mine = reduction(&what, case.op, &got, &want, &abs, size as usize);
         let same = same_on_every_rank(world, &got, case.len);
         mine.and(same)
     })
@@ -170,7 +109,7 @@ pub fn allreduce_property<T: Checked>(
 
 /// After `f` (a reduce-scatter), chunk `owned_chunk(rank, p)` equals that chunk of
 /// MPI_Allreduce's result.
-pub fn reduce_scatter_property<T: Checked>(
+pub fn reduce_scatter_property<T: Elem>(
     world: &SimpleCommunicator,
     f: impl Fn(&SimpleCommunicator, &mut [T], Op),
     lens: BoxedStrategy<usize>,
@@ -182,7 +121,7 @@ pub fn reduce_scatter_property<T: Checked>(
     );
     property(world, &name)
         .cases(CASES)
-        .check(cases(&Op::ALL, lens), |case| {
+        .check(cases(&OPS, lens), |case| {
             let mut data: Vec<T> = case.values(rank);
             let want = reference::allreduce(world, &data, case.op);
             f(world, &mut data, case.op);
@@ -194,13 +133,13 @@ pub fn reduce_scatter_property<T: Checked>(
                 case.op
             );
             let (got, want, abs) = (&data[chunk.clone()], &want[chunk.clone()], &abs[chunk]);
-            T::check(&what, case.op, got, want, abs, size as usize)
+            reduction(&what, case.op, got, want, abs, size as usize)
         })
 }
 
 /// Given every rank's owned chunk of MPI's result (the rest filled with -7777), `f` (an
 /// allgather) leaves the whole result on every rank.
-pub fn allgather_property<T: Checked>(
+pub fn allgather_property<T: Elem>(
     world: &SimpleCommunicator,
     f: impl Fn(&SimpleCommunicator, &mut [T]),
     lens: BoxedStrategy<usize>,

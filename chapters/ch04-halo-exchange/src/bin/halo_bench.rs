@@ -2,8 +2,9 @@
 //! the update's memory bandwidth against a large memcpy measured in the same run.
 //!
 //! Run: `make bench CH=04` (release build, the solutions). Started without mpirun this
-//! program is the driver: it measures the copy bandwidth, then runs itself under mpirun
-//! at NP = 1, 2, 4 (`child` argument) and collects one CSV row per (grid, variant).
+//! program is the driver: it runs itself under mpirun at NP = 1, 2, 4
+//! (`toolkit::bench`), whose 1-rank run also measures the copy bandwidth, and collects
+//! one row per (NP, grid, variant).
 //! Expect: a table per run with time per step, the update's bandwidth (16 bytes per cell
 //! per step: read `src` once, write `dst` once, over the compute time), the share of
 //! communication, the strong- and weak-scaling efficiency; `target/workbook/
@@ -16,9 +17,9 @@ use ch04::topology::dims_create;
 use mpi::traits::*;
 use std::time::{Duration, Instant};
 use tabled::Tabled;
-use toolkit::launch::Job;
+use toolkit::bench::{at_rank_counts, tagged};
 use toolkit::plot::{loglog_svg, Series};
-use toolkit::report::{table, write_file, Timing};
+use toolkit::report::{print_and_save, write_file, Timing};
 
 /// Global N x N grids for strong scaling.
 const STRONG: [usize; 3] = [256, 1024, 2048];
@@ -109,8 +110,9 @@ fn reference_bandwidths() -> (f64, f64) {
     (16.0 * n as f64 / copy, 16.0 * n as f64 / scale)
 }
 
+/// A sample from the fields of a `ROW,` line.
 fn parse(line: &str) -> Option<Sample> {
-    let f: Vec<&str> = line.strip_prefix("ROW,")?.split(',').collect();
+    let f: Vec<&str> = line.split(',').collect();
     Some(Sample {
         np: f[0].parse().ok()?,
         kind: f[1].into(),
@@ -129,6 +131,7 @@ struct Row {
     np: u32,
     grid: String,
     variant: String,
+    steps: usize,
     #[tabled(rename = "µs/step")]
     step: String,
     #[tabled(rename = "compute µs")]
@@ -142,24 +145,13 @@ struct Row {
 }
 
 fn main() {
-    if std::env::args().nth(1).as_deref() == Some("child") {
+    if toolkit::launch::under_mpirun() {
         return child();
     }
-    let exe = std::env::current_exe().expect("own path");
     let (mut samples, mut refs) = (vec![], (f64::NAN, f64::NAN));
-    for np in NPS {
-        eprintln!("halo_bench: running {np} rank(s)...");
-        let job = Job::new(exe.to_string_lossy()).ranks(np).args(["child"]);
-        let out = job
-            .timeout(Duration::from_secs(600))
-            .run()
-            .unwrap_or_else(|e| panic!("{e}"));
-        if !out.success() {
-            panic!("the {np}-rank run failed:\n{}", out.text());
-        }
-        let lines = out.rank_lines(0);
-        samples.extend(lines.iter().filter_map(|l| parse(l)));
-        for l in lines.iter().filter_map(|l| l.strip_prefix("REF,")) {
+    for (_, lines) in at_rank_counts(&NPS, Duration::from_secs(600)) {
+        samples.extend(tagged(&lines, "ROW,").filter_map(parse));
+        for l in tagged(&lines, "REF,") {
             let v: Vec<f64> = l.split(',').filter_map(|x| x.parse().ok()).collect();
             refs = (v[0], v[1]);
         }
@@ -176,9 +168,6 @@ fn report(samples: &[Sample], (copy, scale): (f64, f64)) {
             .filter(same)
             .find(|b| s.kind == "weak" || b.rows == s.rows)
     };
-    let mut csv = String::from(
-        "np,kind,rows,cols,variant,steps,step_s,compute_s,comm_s,update_bytes_per_s,comm_share,efficiency\n",
-    );
     let mut rows = vec![];
     for s in samples {
         let bandwidth = 16.0 * (s.rows * s.cols) as f64 / s.compute_s;
@@ -191,25 +180,11 @@ fn report(samples: &[Sample], (copy, scale): (f64, f64)) {
             };
             ideal / s.step_s
         });
-        csv += &format!(
-            "{},{},{},{},{},{},{:e},{:e},{:e},{:e},{:.4},{:.4}\n",
-            s.np,
-            s.kind,
-            s.rows,
-            s.cols,
-            s.variant,
-            s.steps,
-            s.step_s,
-            s.compute_s,
-            s.comm_s,
-            bandwidth,
-            share,
-            eff
-        );
         rows.push(Row {
             np: s.np,
             grid: format!("{} {}x{}", s.kind, s.rows, s.cols),
             variant: s.variant.clone(),
+            steps: s.steps,
             step: format!("{:.1}", s.step_s * 1e6),
             compute: format!("{:.1}", s.compute_s * 1e6),
             bandwidth: format!("{:.1}", bandwidth / 1e9),
@@ -223,7 +198,7 @@ fn report(samples: &[Sample], (copy, scale): (f64, f64)) {
         copy / 1e9,
         scale / 1e9
     );
-    println!("{}", table(rows));
+    let csv = print_and_save(&rows, "ch04-halo-bench.csv");
     let find = |np: u32, kind: &str, n: usize, v: &str| {
         let hit = |s: &&Sample| s.np == np && s.kind == kind && s.variant == v;
         samples
@@ -283,12 +258,10 @@ fn report(samples: &[Sample], (copy, scale): (f64, f64)) {
         "µs per step",
         &series("weak", 0),
     );
-    for (name, text) in [
-        ("ch04-halo-bench.csv", &csv),
-        ("ch04-strong.svg", &strong),
-        ("ch04-weak.svg", &weak),
-    ] {
-        match write_file(name, text) {
+    let svgs = [("ch04-strong.svg", &strong), ("ch04-weak.svg", &weak)];
+    let written = svgs.map(|(name, text)| (name, write_file(name, text)));
+    for (name, result) in [("ch04-halo-bench.csv", csv)].into_iter().chain(written) {
+        match result {
             Ok(path) => println!("wrote {}", path.display()),
             Err(e) => println!("could not write {name}: {e}"),
         }

@@ -21,8 +21,8 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::time::{Duration, Instant};
 use tabled::Tabled;
-use toolkit::launch::Job;
-use toolkit::report::{table, write_file, Timing};
+use toolkit::bench::{at_rank_counts, tagged};
+use toolkit::report::{print_and_save, Timing};
 
 const RANKS: [u32; 3] = [1, 2, 4];
 const WARMUP: u64 = 10;
@@ -57,29 +57,12 @@ fn main() {
         inner(&universe.world());
         return;
     }
-    let exe = std::env::current_exe().expect("own path");
-    let (mut rows, mut csv) = (
-        vec![],
-        String::from(
-            "np,samples_per_s,step_ms,sync_share,sync_alone_ms,per_tensor_ms,bucketed_ms\n",
-        ),
-    );
-    for np in RANKS {
-        eprintln!("dp_bench: NP={np} ...");
-        let out = Job::new(exe.to_string_lossy())
-            .ranks(np)
-            .timeout(Duration::from_secs(300))
-            .run();
-        let out = out.unwrap_or_else(|e| panic!("{e}"));
-        let line = out
-            .lines
-            .iter()
-            .find_map(|l| l.text.strip_prefix("RESULT "));
-        let Some(line) = line.filter(|_| out.success()) else {
-            panic!("NP={np} failed:\n{}", out.text());
+    let mut rows = vec![];
+    for (np, lines) in at_rank_counts(&RANKS, Duration::from_secs(300)) {
+        let Some(line) = tagged(&lines, "RESULT ").next() else {
+            panic!("NP={np} printed no result:\n{}", lines.join("\n"));
         };
         let f: Vec<f64> = line.split(',').map(|x| x.parse().unwrap()).collect();
-        csv += &format!("{np},{line}\n");
         rows.push(Row {
             np,
             samples: format!("{:.0}", f[0]),
@@ -91,8 +74,7 @@ fn main() {
             speedup: format!("{:.1}x", f[4] / f[5]),
         });
     }
-    println!("{}", table(rows));
-    let path = write_file("ch06/dp_bench.csv", &csv).expect("write csv");
+    let path = print_and_save(&rows, "ch06/dp_bench.csv").expect("write csv");
     println!("wrote {}", path.display());
 }
 

@@ -8,11 +8,11 @@
 //! target/workbook/ch06/train.csv, train-loss.svg and train-accuracy.svg.
 
 use ch06::config::{self, DataSource};
-use ch06::report::{linear_svg, Progress};
+use ch06::report::Progress;
 use ch06::{data, device, train::Trainer};
 use mpi::traits::*;
 use std::io::IsTerminal;
-use toolkit::plot::Series;
+use toolkit::plot::{linear_svg, Series};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -89,21 +89,7 @@ fn run(world: &mpi::topology::SimpleCommunicator, cfg: config::Config) -> Result
     };
     let logs = trainer.fit(&progress)?;
     if root && !logs.is_empty() {
-        println!("{}", toolkit::report::table(logs.clone()));
-        let mut csv =
-            String::from("epoch,train_loss,test_loss,test_acc,samples_per_s,sync_s,sync_share\n");
-        for l in &logs {
-            csv += &format!(
-                "{},{},{},{},{},{},{}\n",
-                l.epoch,
-                l.train_loss,
-                l.test_loss,
-                l.test_acc,
-                l.samples_per_s,
-                l.sync_s,
-                l.sync_share
-            );
-        }
+        println!("{}", toolkit::report::table(&logs));
         let curve = |f: fn(&ch06::report::EpochLog) -> f64| {
             logs.iter().map(|l| (l.epoch as f64, f(l))).collect()
         };
@@ -125,7 +111,7 @@ fn run(world: &mpi::topology::SimpleCommunicator, cfg: config::Config) -> Result
         let write = |name: &str, text: &str| {
             toolkit::report::write_file(&format!("ch06/{name}"), text).map_err(|e| e.to_string())
         };
-        write("train.csv", &csv)?;
+        write("train.csv", &toolkit::report::csv(&logs))?;
         write(
             "train-loss.svg",
             &linear_svg(&format!("Loss, {title}"), "epoch", "cross-entropy", &loss),

@@ -1,0 +1,49 @@
+//! Benchmark drivers: one program, measured at several rank counts side by side.
+//!
+//! A driver is a binary with two sides. Started alone (`make bench`), it is the driver:
+//! [`at_rank_counts`] runs the same executable under mpirun once per rank count and
+//! collects what rank 0 printed. Started by mpirun ([`crate::launch::under_mpirun`]), it
+//! is a rank: it measures, and rank 0 prints one line per result with a prefix of its
+//! own (`ROW,...`) that the driver picks out with [`tagged`].
+
+use crate::launch::Job;
+use std::time::Duration;
+
+/// Runs this executable under mpirun at each of `ranks` in turn, each job within
+/// `timeout`, and returns the lines rank 0 printed, per rank count. Says on stderr which
+/// job starts (`NAME: running N rank(s)...`); panics with a job's output when it fails.
+pub fn at_rank_counts(ranks: &[u32], timeout: Duration) -> Vec<(u32, Vec<String>)> {
+    let exe = std::env::current_exe().expect("cannot find my own executable");
+    let name = exe
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut results = vec![];
+    for &np in ranks {
+        eprintln!("{name}: running {np} rank(s)...");
+        let job = Job::new(exe.to_string_lossy()).ranks(np).timeout(timeout);
+        let out = job.run().unwrap_or_else(|e| panic!("{e}"));
+        if !out.success() {
+            panic!("{name}: the {np}-rank run failed:\n{}", out.text());
+        }
+        let lines = out.rank_lines(0).into_iter().map(String::from).collect();
+        results.push((np, lines));
+    }
+    results
+}
+
+/// The lines that start with `prefix`, the prefix cut off.
+pub fn tagged<'a>(lines: &'a [String], prefix: &'a str) -> impl Iterator<Item = &'a str> {
+    lines.iter().filter_map(move |l| l.strip_prefix(prefix))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tagged_lines_lose_their_prefix() {
+        let lines = ["ROW,1,2".to_string(), "noise".into(), "ROW,3".into()];
+        assert_eq!(tagged(&lines, "ROW,").collect::<Vec<_>>(), ["1,2", "3"]);
+    }
+}
