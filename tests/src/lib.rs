@@ -19,7 +19,10 @@ pub fn repo_root() -> PathBuf {
 /// Every file under `dir` (all depths) whose path passes `keep`, sorted.
 pub fn files_under(dir: &Path, keep: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
     let mut out = vec![];
-    for path in std::fs::read_dir(dir).unwrap().filter_map(|e| e.ok().map(|e| e.path())) {
+    for path in std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+    {
         if path.is_dir() {
             out.extend(files_under(&path, keep));
         } else if keep(&path) {

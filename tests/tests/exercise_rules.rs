@@ -29,7 +29,9 @@ fn chapter_number(dir: &Path) -> u32 {
 fn test_tables(dir: &Path) -> Vec<String> {
     let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
     let tables = manifest.split("[[test]]").skip(1);
-    tables.map(|t| t.split("\n[").next().unwrap().to_string()).collect()
+    tables
+        .map(|t| t.split("\n[").next().unwrap().to_string())
+        .collect()
 }
 
 /// `pub fn name` items of a file.
@@ -189,7 +191,12 @@ fn planted_mistakes_live_with_the_solutions() {
     }
     for dir in chapters() {
         let slug = dir.file_name().unwrap().to_str().unwrap();
-        if !root.join("solutions").join(slug).join("planted_mistakes.rs").is_file() {
+        if !root
+            .join("solutions")
+            .join(slug)
+            .join("planted_mistakes.rs")
+            .is_file()
+        {
             continue;
         }
         let path = format!("path = \"../../solutions/{slug}/planted_mistakes.rs\"");

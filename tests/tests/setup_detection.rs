@@ -46,7 +46,10 @@ fn only_the_cpp_library_is_not_libclang() {
     let dir = folder_with("cpp", &["libclang-cpp.so.14", "libclang-cpp.so"]);
     let found = detect(&dir);
     std::fs::remove_dir_all(&dir).ok();
-    assert!(found.is_err(), "the C++ library was taken for libclang: {found:?}");
+    assert!(
+        found.is_err(),
+        "the C++ library was taken for libclang: {found:?}"
+    );
 }
 
 #[test]
@@ -64,5 +67,8 @@ fn a_file_that_is_not_a_library_is_refused() {
     std::fs::write(dir.join("libclang.so"), "INPUT(-lclang-14)").unwrap();
     let found = detect(&dir);
     std::fs::remove_dir_all(&dir).ok();
-    assert!(found.is_err(), "a linker script was taken for libclang: {found:?}");
+    assert!(
+        found.is_err(),
+        "a linker script was taken for libclang: {found:?}"
+    );
 }

@@ -109,8 +109,13 @@ fn places_in(text: &str, file: &Path) -> Vec<(String, Place)> {
         if let Some(rest) = t.strip_prefix("pub fn ").or_else(|| t.strip_prefix("fn ")) {
             function = rest.split(['(', '<']).next().unwrap_or("").to_string();
         }
-        let from_todo = t.split("todo!(\"ex ").nth(1).filter(|_| !t.starts_with("//"));
-        let from_comment = t.strip_prefix("// TODO(ex ").map(|r| r.replacen("): ", ": ", 1));
+        let from_todo = t
+            .split("todo!(\"ex ")
+            .nth(1)
+            .filter(|_| !t.starts_with("//"));
+        let from_comment = t
+            .strip_prefix("// TODO(ex ")
+            .map(|r| r.replacen("): ", ": ", 1));
         let named = from_todo.map(str::to_string).or(from_comment);
         let Some(rest) = named else { continue };
         if let Some((id, task)) = rest.split_once(": ") {

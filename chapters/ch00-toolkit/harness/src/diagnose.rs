@@ -65,7 +65,10 @@ pub fn deadlock_hint(lines: &[&str]) -> Option<String> {
         "some ranks finished while others wait for a message: compare the waiting ranks' \
          source and tag with what the finished ranks sent."
     } else if all(State::Collective) {
-        let mut names: Vec<&str> = reports.iter().filter_map(|(l, _)| collective_of(l)).collect();
+        let mut names: Vec<&str> = reports
+            .iter()
+            .filter_map(|(l, _)| collective_of(l))
+            .collect();
         names.sort();
         names.dedup();
         if names.len() > 1 {

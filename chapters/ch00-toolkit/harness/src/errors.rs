@@ -17,7 +17,9 @@ pub fn meaning(class: u32) -> &'static str {
             "your receive buffer is smaller than the message that arrived: the receive's \
              count (or type) must hold everything the matching send sends"
         }
-        MPI_ERR_RANK => "a rank outside 0..size-1: check the neighbour arithmetic (wrap with % size)",
+        MPI_ERR_RANK => {
+            "a rank outside 0..size-1: check the neighbour arithmetic (wrap with % size)"
+        }
         MPI_ERR_ROOT => "a root outside 0..size-1, or not the same root on every rank",
         MPI_ERR_TAG => "a tag that is negative or above MPI_TAG_UB",
         MPI_ERR_COUNT => "a negative count (or one too large for an i32)",
@@ -43,8 +45,14 @@ fn describe(code: c_int) -> (u32, String) {
         ffi::MPI_Error_class(code, &mut class);
         ffi::MPI_Error_string(code, text.as_mut_ptr(), &mut len);
     }
-    let bytes: Vec<u8> = text[..len.max(0) as usize].iter().map(|&c| c as u8).collect();
-    (class as u32, String::from_utf8_lossy(&bytes).trim().to_string())
+    let bytes: Vec<u8> = text[..len.max(0) as usize]
+        .iter()
+        .map(|&c| c as u8)
+        .collect();
+    (
+        class as u32,
+        String::from_utf8_lossy(&bytes).trim().to_string(),
+    )
 }
 
 /// Our handler: called by the library inside the failing MPI call.

@@ -13,8 +13,8 @@
 //! too and hang when one rank does not call them.
 #![allow(non_snake_case)]
 
-use mpi::ffi::{self, MPI_Comm, MPI_Datatype, MPI_Info, MPI_Message, MPI_Op, MPI_Request};
 use mpi::ffi::MPI_Status;
+use mpi::ffi::{self, MPI_Comm, MPI_Datatype, MPI_Info, MPI_Message, MPI_Op, MPI_Request};
 use std::os::raw::{c_int, c_void};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicPtr, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -80,7 +80,10 @@ fn register() -> Registered {
         fields: Default::default(),
         since_tick: AtomicU64::new(0),
     });
-    SLOTS.lock().unwrap_or_else(|e| e.into_inner()).push(slot.clone());
+    SLOTS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(slot.clone());
     Registered(slot)
 }
 
@@ -132,8 +135,10 @@ fn enter<R>(kind: &'static Kind, fields: impl FnOnce() -> [i64; 4], f: impl FnOn
         for (f, v) in slot.fields.iter().zip(values) {
             f.store(v, Ordering::Relaxed);
         }
-        slot.kind.store(kind as *const Kind as *mut Kind, Ordering::Relaxed);
-        slot.since_tick.store(TICKS.load(Ordering::Relaxed), Ordering::Relaxed);
+        slot.kind
+            .store(kind as *const Kind as *mut Kind, Ordering::Relaxed);
+        slot.since_tick
+            .store(TICKS.load(Ordering::Relaxed), Ordering::Relaxed);
         slot.active.store(true, Ordering::Release);
     });
     let result = f();
@@ -212,7 +217,12 @@ fn to_peer(f: &Fields) -> String {
     format!("dest={} tag={} {} bytes", f[0], show(f[1]), f[2])
 }
 fn from_peer(f: &Fields) -> String {
-    format!("source={} tag={} up to {} bytes", show(f[0]), show(f[1]), f[2])
+    format!(
+        "source={} tag={} up to {} bytes",
+        show(f[0]),
+        show(f[1]),
+        f[2]
+    )
 }
 fn probe(f: &Fields) -> String {
     format!("source={} tag={}", show(f[0]), show(f[1]))

@@ -57,8 +57,19 @@ fn short(file: &str) -> &str {
 /// when the binary has no line tables (release labs).
 pub fn caller_in_workspace(trace: &str) -> Option<String> {
     let library = [
-        "std::", "core::", "alloc::", "mpi::", "toolkit::", "rust_", "__rust", "_start",
-        "test::", "<", "proptest::", "__libc", "clone",
+        "std::",
+        "core::",
+        "alloc::",
+        "mpi::",
+        "toolkit::",
+        "rust_",
+        "__rust",
+        "_start",
+        "test::",
+        "<",
+        "proptest::",
+        "__libc",
+        "clone",
     ];
     let mut frames: Vec<(String, Option<String>)> = vec![];
     for line in trace.lines().map(str::trim) {
@@ -101,7 +112,10 @@ mod tests {
    4: warmup::ex0_3
              at ./chapters/ch00-toolkit/tests/warmup.rs:40:9";
         let found = caller_in_workspace(trace);
-        assert_eq!(found.as_deref(), Some("./chapters/ch00-toolkit/src/gather.rs:25"));
+        assert_eq!(
+            found.as_deref(),
+            Some("./chapters/ch00-toolkit/src/gather.rs:25")
+        );
     }
 
     #[test]
@@ -111,7 +125,10 @@ mod tests {
    2: ch00::gather::gather_on_root
    3: main";
         let found = caller_in_workspace(trace);
-        assert_eq!(found.as_deref(), Some("function ch00::gather::gather_on_root"));
+        assert_eq!(
+            found.as_deref(),
+            Some("function ch00::gather::gather_on_root")
+        );
     }
 
     #[test]

@@ -120,7 +120,14 @@ mod tests {
     fn every_workbook_variable_in_the_tree_is_listed() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
         let mut unlisted = std::collections::BTreeSet::new();
-        for dir in ["chapters", "solutions", "tests", "benches", "scripts", "book/src"] {
+        for dir in [
+            "chapters",
+            "solutions",
+            "tests",
+            "benches",
+            "scripts",
+            "book/src",
+        ] {
             for file in walk(&root.join(dir)) {
                 let text = std::fs::read_to_string(&file).unwrap_or_default();
                 for part in text.split("WORKBOOK_").skip(1) {

@@ -14,12 +14,11 @@
 //! `MPI_THREAD_MULTIPLE`, ever calls `MPI_Abort`; any other thread ends its process
 //! without calling MPI, and the launcher ends the rest of the job.
 
-pub use crate::job::{abort_job, say, world_rank};
 use crate::job::level_name;
+pub use crate::job::{abort_job, say, world_rank};
 use crate::launch::{self, Job};
 use crate::watchdog::case_context;
 use mpi::environment::{Threading, Universe};
-
 
 /// Initialise MPI for a lab binary (asking for FUNNELED), re-launching under mpirun when
 /// needed. Never returns in the process that re-launches: it exits with the job's status.
@@ -71,7 +70,6 @@ pub fn start_rank_with(needed: Threading) -> Universe {
 }
 // ANCHOR_END: start_rank
 
-
 /// Re-runs this executable under mpirun with `NP` ranks and returns its exit code.
 fn relaunch() -> i32 {
     let exe = std::env::current_exe().expect("cannot find my own executable");
@@ -105,7 +103,6 @@ fn relaunch() -> i32 {
         }
     }
 }
-
 
 /// A panic on one rank would leave the others blocked forever (unwinding finalises MPI
 /// while they wait). Instead: say which rank, where and why, then end the whole job.

@@ -109,7 +109,9 @@ where
     if world.rank() == 0 {
         if let Err(why) = &verdict {
             // A property's report is the same on every rank: who said it adds nothing.
-            let report = why.split_once(" says: property ").map(|(_, r)| format!("property {r}"));
+            let report = why
+                .split_once(" says: property ")
+                .map(|(_, r)| format!("property {r}"));
             crate::spmd::say(report.as_deref().unwrap_or(why));
         }
         let word = if verdict.is_ok() { "ok" } else { "FAILED" };
@@ -170,7 +172,10 @@ fn launcher_noise(text: &str) -> bool {
         "YOU CAN IGNORE THE BELOW CLEANUP MESSAGES",
     ];
     let t = text.trim();
-    t.is_empty() || t.starts_with("---") || t.starts_with("===") || NOISE.iter().any(|n| t.contains(n))
+    t.is_empty()
+        || t.starts_with("---")
+        || t.starts_with("===")
+        || NOISE.iter().any(|n| t.contains(n))
 }
 
 /// What a learner sees of a failed job: the ranks' own lines without the launcher's
@@ -201,7 +206,9 @@ fn readable(out: &Outcome) -> String {
         text.push_str(&format!("  {hint}\n"));
     }
     // When the ranks said why they failed, mpirun's own lines add nothing.
-    let explained = said.iter().any(|l| l.text.starts_with("rank ") || l.text.contains(RAN));
+    let explained = said
+        .iter()
+        .any(|l| l.text.starts_with("rank ") || l.text.contains(RAN));
     if explained {
         return text;
     }

@@ -111,7 +111,10 @@ fn off_by_one_at_3_ranks_is_found_and_shrunk() {
     // Rank 1 misses rank 2's contribution.
     assert!(text.contains("rank 1 says: sum: element 0 is"), "{text}");
     assert!(text.contains("reproduce: WORKBOOK_SEED="), "{text}");
-    keep_for_the_book("off_by_one_at_3_ranks_is_found_and_shrunk", &learner_view(&out));
+    keep_for_the_book(
+        "off_by_one_at_3_ranks_is_found_and_shrunk",
+        &learner_view(&out),
+    );
 }
 
 /// Both ranks send 4 MiB first, then receive: beyond the eager limit a send waits for
@@ -153,8 +156,14 @@ fn a_deadlock_is_named_within_its_deadline() {
         );
         assert!(line.contains("4194304 bytes"), "{line}");
     }
-    assert!(learner_view(&out).contains("every rank is sending"), "{text}");
-    keep_for_the_book("a_deadlock_is_named_within_its_deadline", &learner_view(&out));
+    assert!(
+        learner_view(&out).contains("every rank is sending"),
+        "{text}"
+    );
+    keep_for_the_book(
+        "a_deadlock_is_named_within_its_deadline",
+        &learner_view(&out),
+    );
 }
 
 #[test]
@@ -229,7 +238,10 @@ fn an_mpi_error_names_rank_call_meaning_and_case() {
     let view = learner_view(&out);
     assert!(view.contains("MPI_Sendrecv(dest="), "{view}\n{text}");
     assert!(view.contains("smaller than the message"), "{view}");
-    assert!(view.contains("in `shift a vector to the right case 1: 8`"), "{view}");
+    assert!(
+        view.contains("in `shift a vector to the right case 1: 8`"),
+        "{view}"
+    );
     assert!(view.contains("reproduce: WORKBOOK_SEED="), "{view}");
     keep_for_the_book("an_mpi_error_names_rank_call_meaning_and_case", &view);
 }
@@ -239,12 +251,13 @@ fn an_mpi_error_names_rank_call_meaning_and_case() {
 #[ignore = "planted fault: started by a_panic_in_a_case_names_the_case_and_the_seed"]
 fn planted_panic_in_case() {
     run_body("planted_panic_in_case", |world| {
-        property(world, "the third element exists")
-            .cases(4)
-            .check(prop::collection::vec(0u8..10, 0..2), |xs| {
+        property(world, "the third element exists").cases(4).check(
+            prop::collection::vec(0u8..10, 0..2),
+            |xs| {
                 let third = xs[2]; // out of bounds: the vectors have 0 or 1 elements
                 exact("third", &[third], &[third])
-            })
+            },
+        )
     });
 }
 
@@ -253,9 +266,18 @@ fn a_panic_in_a_case_names_the_case_and_the_seed() {
     let out = launch_self("planted_panic_in_case", 2, &[]);
     let text = assert_failed_within(&out, Duration::from_secs(15));
     let view = learner_view(&out);
-    assert!(view.contains("panicked at chapters/ch00-toolkit/harness/tests/planted_faults.rs"), "{view}\n{text}");
-    assert!(view.contains("in `the third element exists case 1:"), "{view}");
-    assert!(view.contains("reproduce: WORKBOOK_SEED=20261129 with 2 ranks"), "{view}");
+    assert!(
+        view.contains("panicked at chapters/ch00-toolkit/harness/tests/planted_faults.rs"),
+        "{view}\n{text}"
+    );
+    assert!(
+        view.contains("in `the third element exists case 1:"),
+        "{view}"
+    );
+    assert!(
+        view.contains("reproduce: WORKBOOK_SEED=20261129 with 2 ranks"),
+        "{view}"
+    );
 }
 
 /// Every rank calls `gather_into_root`: rsmpi asserts on the ranks that are not the root.
@@ -275,7 +297,9 @@ fn a_panic_inside_the_mpi_crate_names_the_callers_line() {
     let out = launch_self("planted_gather_on_every_rank", 2, &[]);
     let text = assert_failed_within(&out, Duration::from_secs(15));
     let view = learner_view(&out);
-    let line = view.lines().find(|l| l.contains("rank 1: panicked at mpi-"));
+    let line = view
+        .lines()
+        .find(|l| l.contains("rank 1: panicked at mpi-"));
     let line = line.unwrap_or_else(|| panic!("{view}\n{text}"));
     assert!(line.contains("called from "), "{line}");
     assert!(line.contains("tests/planted_faults.rs:"), "{line}");
@@ -288,65 +312,107 @@ fn a_panic_inside_the_mpi_crate_names_the_callers_line() {
 #[ignore = "planted fault: started by a_hang_in_a_communicator_constructor_is_named"]
 fn planted_missing_split() {
     run_body("planted_missing_split", |world| {
-        property(world, "split by parity").cases(1).check(Just(()), |_| {
-            if world.rank() != 1 {
-                let _half = world.split_by_color(Color::with_value(world.rank() % 2));
-            }
-            Ok(())
-        })
+        property(world, "split by parity")
+            .cases(1)
+            .check(Just(()), |_| {
+                if world.rank() != 1 {
+                    let _half = world.split_by_color(Color::with_value(world.rank() % 2));
+                }
+                Ok(())
+            })
     });
 }
 
 #[test]
 fn a_hang_in_a_communicator_constructor_is_named() {
-    let out = launch_self("planted_missing_split", 3, &[("WORKBOOK_CASE_TIMEOUT", "3")]);
+    let out = launch_self(
+        "planted_missing_split",
+        3,
+        &[("WORKBOOK_CASE_TIMEOUT", "3")],
+    );
     let text = assert_failed_within(&out, Duration::from_secs(15));
     let rank0 = out.rank_lines(0).join("\n");
-    assert!(rank0.contains("blocked in MPI_Comm_split(color=0 key=0)"), "{text}");
+    assert!(
+        rank0.contains("blocked in MPI_Comm_split(color=0 key=0)"),
+        "{text}"
+    );
     let rank1 = out.rank_lines(1).join("\n");
-    assert!(rank1.contains("finished the case and waits for the others"), "{text}");
+    assert!(
+        rank1.contains("finished the case and waits for the others"),
+        "{text}"
+    );
 }
 
 /// Two threads of each rank wait for messages that never come (MPI_THREAD_MULTIPLE).
 #[test]
 #[ignore = "planted fault: started by the_watchdog_names_each_threads_blocked_call"]
 fn planted_two_threads_waiting() {
-    run_body_with("planted_two_threads_waiting", Threading::Multiple, |world| {
-        let left = (world.rank() + world.size() - 1) % world.size();
-        property(world, "two receivers").cases(1).check(Just(()), |_| {
-            std::thread::scope(|s| {
-                for t in 0..2 {
-                    let name = format!("receiver-{t}");
-                    let spawned = std::thread::Builder::new().name(name).spawn_scoped(s, move || {
-                        // rsmpi's communicators cannot cross threads: the C call, on world.
-                        let mut x = 0f64;
-                        let mut status = std::mem::MaybeUninit::uninit();
-                        // SAFETY: a valid buffer of one double; MPI_THREAD_MULTIPLE granted.
-                        unsafe {
-                            use mpi::ffi::*;
-                            let buf = (&mut x as *mut f64).cast();
-                            let world = RSMPI_COMM_WORLD;
-                            MPI_Recv(buf, 1, RSMPI_DOUBLE, left, 7 + t, world, status.as_mut_ptr());
+    run_body_with(
+        "planted_two_threads_waiting",
+        Threading::Multiple,
+        |world| {
+            let left = (world.rank() + world.size() - 1) % world.size();
+            property(world, "two receivers")
+                .cases(1)
+                .check(Just(()), |_| {
+                    std::thread::scope(|s| {
+                        for t in 0..2 {
+                            let name = format!("receiver-{t}");
+                            let spawned =
+                                std::thread::Builder::new()
+                                    .name(name)
+                                    .spawn_scoped(s, move || {
+                                        // rsmpi's communicators cannot cross threads: the C call, on world.
+                                        let mut x = 0f64;
+                                        let mut status = std::mem::MaybeUninit::uninit();
+                                        // SAFETY: a valid buffer of one double; MPI_THREAD_MULTIPLE granted.
+                                        unsafe {
+                                            use mpi::ffi::*;
+                                            let buf = (&mut x as *mut f64).cast();
+                                            let world = RSMPI_COMM_WORLD;
+                                            MPI_Recv(
+                                                buf,
+                                                1,
+                                                RSMPI_DOUBLE,
+                                                left,
+                                                7 + t,
+                                                world,
+                                                status.as_mut_ptr(),
+                                            );
+                                        }
+                                    });
+                            spawned.expect("spawn");
                         }
                     });
-                    spawned.expect("spawn");
-                }
-            });
-            Ok(())
-        })
-    });
+                    Ok(())
+                })
+        },
+    );
 }
 
 #[test]
 fn the_watchdog_names_each_threads_blocked_call() {
-    let out = launch_self("planted_two_threads_waiting", 2, &[("WORKBOOK_CASE_TIMEOUT", "3")]);
+    let out = launch_self(
+        "planted_two_threads_waiting",
+        2,
+        &[("WORKBOOK_CASE_TIMEOUT", "3")],
+    );
     let text = assert_failed_within(&out, Duration::from_secs(15));
     for tag in [7, 8] {
         let t = tag - 7;
         let want = format!("thread `receiver-{t}`: blocked in MPI_Recv(source=1 tag={tag}");
-        assert!(out.rank_lines(0).iter().any(|l| l.contains(&want)), "{want}\n{text}");
+        assert!(
+            out.rank_lines(0).iter().any(|l| l.contains(&want)),
+            "{want}\n{text}"
+        );
     }
     assert!(text.contains("2 threads in blocking calls"), "{text}");
-    assert!(learner_view(&out).contains("every rank waits to receive"), "{text}");
-    keep_for_the_book("the_watchdog_names_each_threads_blocked_call", &learner_view(&out));
+    assert!(
+        learner_view(&out).contains("every rank waits to receive"),
+        "{text}"
+    );
+    keep_for_the_book(
+        "the_watchdog_names_each_threads_blocked_call",
+        &learner_view(&out),
+    );
 }

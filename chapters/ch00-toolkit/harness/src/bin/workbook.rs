@@ -91,18 +91,12 @@ fn check_chapter(root: &Path, nn: &str) -> i32 {
         if let Some(next) = list.iter().find(|e| e.status != Status::Passed) {
             println!("Next: ex {}: {}", next.id, next.task);
             if let Some(place) = places.get(&next.id) {
-                println!(
-                    "  open {} (fn {})",
-                    place.file.display(),
-                    place.function
-                );
+                println!("  open {} (fn {})", place.file.display(), place.function);
             }
             let chapter = dir.file_name().unwrap_or_default().to_string_lossy();
             let page = format!("book/src/{chapter}/exercises.md");
             if root.join(&page).is_file() {
-                println!(
-                    "  hints: book/build/{chapter}/exercises.html (make book), or {page}"
-                );
+                println!("  hints: book/build/{chapter}/exercises.html (make book), or {page}");
             }
         }
         1
