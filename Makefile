@@ -92,7 +92,7 @@ outputs:
 	    && mv $$out.tmp $$out && echo "outputs: wrote $$out" || { cat $$out.tmp; rm -f $$out.tmp; exit 1; }; \
 	done
 ifeq ($(CH),00)
-	cargo test -q -p toolkit --test planted_faults >/dev/null
+	cargo test -q -p toolkit --test planted_faults --test failure_reports >/dev/null
 	cp $(TARGET_DIR)/workbook/planted/*.txt book/src/ch00-toolkit/output/
 	{ echo '$$ make check CH=00'; $(MAKE) -s --no-print-directory check CH=00 2>&1 || true; } > book/src/ch00-toolkit/output/check.txt
 	@echo "outputs: wrote the planted-fault reports and check.txt"

@@ -45,6 +45,7 @@ pub mod split;
 pub mod spmd;
 pub mod testing;
 pub mod watchdog;
+pub mod wrappers;
 
 pub use spmd::{init, init_with};
 

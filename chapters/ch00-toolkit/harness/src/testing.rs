@@ -178,6 +178,14 @@ fn launcher_noise(text: &str) -> bool {
         || NOISE.iter().any(|n| t.contains(n))
 }
 
+/// Keeps what the harness printed for a planted fault in `target/workbook/planted/`, for
+/// the book (`make outputs CH=00` copies it), headed by the command that reproduces it.
+pub fn keep_for_the_book(test_file: &str, test: &str, text: &str) {
+    let shown = format!("$ cargo test -p toolkit --test {test_file} {test}\n{text}");
+    crate::report::write_file(&format!("planted/{test}.txt"), &shown)
+        .expect("write target/workbook/planted");
+}
+
 /// What a learner sees of a failed job: the ranks' own lines without the launcher's
 /// noise, a hint when the watchdog reported, launcher lines only if the ranks said nothing.
 pub fn learner_view(out: &Outcome) -> String {
