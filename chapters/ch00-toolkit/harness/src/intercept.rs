@@ -94,28 +94,32 @@ pub fn set_recording(on: bool) {
 /// Every thread's blocking MPI call in progress, as text; empty when none is.
 pub fn blocked_calls() -> Vec<Call> {
     let slots = SLOTS.lock().unwrap_or_else(|e| e.into_inner()).clone();
-    let now = TICKS.load(Ordering::Relaxed);
-    let active = slots.iter().filter(|s| s.active.load(Ordering::Acquire));
-    active
-        .filter_map(|s| {
-            // SAFETY: `kind` only ever holds a pointer to one of the `static` Kinds below.
-            let kind = unsafe { s.kind.load(Ordering::Acquire).as_ref() }?;
-            let fields = s.fields.each_ref().map(|f| f.load(Ordering::Relaxed));
-            let since = s.since_tick.load(Ordering::Relaxed);
-            Some(Call {
-                name: kind.name,
-                detail: (kind.describe)(&fields),
-                waited: TICK * now.saturating_sub(since) as u32,
-                thread: s.thread.clone(),
-            })
-        })
-        .collect()
+    slots.iter().filter_map(|s| s.call()).collect()
 }
 
 /// The calling thread's own call in progress (the MPI error handler names it).
 pub fn my_call() -> Option<Call> {
-    let mine = MINE.with(|r| r.0.thread.clone());
-    blocked_calls().into_iter().find(|c| c.thread == mine)
+    MINE.with(|r| r.0.call())
+}
+
+impl Slot {
+    /// The call in progress in this slot, as text.
+    fn call(&self) -> Option<Call> {
+        if !self.active.load(Ordering::Acquire) {
+            return None;
+        }
+        // SAFETY: `kind` only ever holds a pointer to one of the wrappers' `static` Kinds.
+        let kind = unsafe { self.kind.load(Ordering::Acquire).as_ref() }?;
+        let fields = self.fields.each_ref().map(|f| f.load(Ordering::Relaxed));
+        let now = TICKS.load(Ordering::Relaxed);
+        let ticks = now.saturating_sub(self.since_tick.load(Ordering::Relaxed));
+        Some(Call {
+            name: kind.name,
+            detail: (kind.describe)(&fields),
+            waited: TICK * ticks as u32,
+            thread: self.thread.clone(),
+        })
+    }
 }
 
 /// Notes `kind` with its numbers in this thread's slot while `f` runs.

@@ -101,6 +101,11 @@ impl Property<'_> {
 /// lowest failing rank.
 // ANCHOR: agree
 pub fn agree(world: &SimpleCommunicator, mine: Result<(), String>) -> Result<(), String> {
+    agree_on(world, mine).map_err(|(rank, why)| format!("rank {rank} says: {why}"))
+}
+
+/// [`agree`], returning the first failing rank and its message apart.
+pub fn agree_on(world: &SimpleCommunicator, mine: Result<(), String>) -> Result<(), (i32, String)> {
     let (rank, size) = (world.rank(), world.size());
     let candidate = if mine.is_err() { rank } else { size };
     let mut first_failing = size;
@@ -115,9 +120,9 @@ pub fn agree(world: &SimpleCommunicator, mine: Result<(), String>) -> Result<(),
     root.broadcast_into(&mut len);
     message.resize(len as usize, 0);
     root.broadcast_into(&mut message[..]);
-    Err(format!(
-        "rank {first_failing} says: {}",
-        String::from_utf8_lossy(&message)
+    Err((
+        first_failing,
+        String::from_utf8_lossy(&message).into_owned(),
     ))
 }
 // ANCHOR_END: agree

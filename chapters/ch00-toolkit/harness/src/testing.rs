@@ -105,14 +105,13 @@ where
     println!();
     let universe = crate::spmd::start_rank_with(needed);
     let world = universe.world();
-    let verdict = crate::lockstep::agree(&world, body(&world));
+    let verdict = crate::lockstep::agree_on(&world, body(&world));
     if world.rank() == 0 {
-        if let Err(why) = &verdict {
-            // A property's report is the same on every rank: who said it adds nothing.
-            let report = why
-                .split_once(" says: property ")
-                .map(|(_, r)| format!("property {r}"));
-            crate::spmd::say(report.as_deref().unwrap_or(why));
+        match &verdict {
+            // A property's report is agreed by every rank: who said it adds nothing.
+            Err((_, why)) if why.starts_with("property `") => crate::spmd::say(why),
+            Err((rank, why)) => crate::spmd::say(&format!("rank {rank} says: {why}")),
+            Ok(()) => {}
         }
         let word = if verdict.is_ok() { "ok" } else { "FAILED" };
         println!("{RAN} `{test_name}` at {} ranks: {word}", world.size());
