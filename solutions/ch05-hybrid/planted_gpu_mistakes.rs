@@ -1,0 +1,1 @@
+//! Chapter 5's planted mistakes (written with the chapter).
