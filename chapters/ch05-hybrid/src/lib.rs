@@ -4,7 +4,40 @@
 //! Check your work with `make check CH=05`; run the labs with `make run CH=05 BIN=...`.
 
 // --- threads and ranks (ex 5.1-5.4) -----------------------------------------------------
-// (modules of the threads half)
+// Given (read it, use it): [`threading`] (thread levels, a communicator a thread owns, the
+// main-thread check), [`machine`] (cores, CPU affinity, threads per rank), [`bands`] (the
+// update of a band of rows), [`given_halo`] (a rank's block and a working exchange),
+// [`hybrid_solver`] (the solver built from your parts). Yours: [`levels`] (ex 5.1),
+// [`hybrid_step`] (ex 5.2), [`overlap_threads`] (ex 5.3), [`per_thread`] (ex 5.4).
+pub mod bands;
+pub mod given_halo;
+pub mod hybrid_solver;
+pub mod machine;
+pub mod threading;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch05-hybrid/levels.rs"
+)]
+pub mod levels;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch05-hybrid/hybrid_step.rs"
+)]
+pub mod hybrid_step;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch05-hybrid/overlap_threads.rs"
+)]
+pub mod overlap_threads;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch05-hybrid/per_thread.rs"
+)]
+pub mod per_thread;
 
 // --- GPUs and host staging (ex 5.5-5.7) -------------------------------------------------
 // (modules of the GPU half)
