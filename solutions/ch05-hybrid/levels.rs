@@ -12,12 +12,9 @@ pub fn require(needed: Threading, granted: Threading) -> Result<(), String> {
         return Ok(());
     }
     let fix = if granted == Threading::Single {
-        "request the level with mpi::initialize_with_threading (MPI_Init_thread), and use an \
-         MPI library built with thread support"
+        "request it with mpi::initialize_with_threading, from an MPI built with thread support"
     } else {
-        "request it with mpi::initialize_with_threading (MPI_Init_thread); if the library \
-         still grants less, use one built with thread support, or make only the main thread \
-         call MPI"
+        "request it with mpi::initialize_with_threading, or make only the main thread call MPI"
     };
     Err(format!(
         "this code needs {} but MPI granted only {}. Fix: {fix}",

@@ -68,7 +68,7 @@ pub fn assert_main_thread(call: &str) {
         let this = std::thread::current();
         let name = this.name().unwrap_or("(unnamed)");
         panic!(
-            "{call} was called from thread `{name}`, not the main thread: under \
+            "{call} was called from the worker thread {name:?}, not the main thread: under \
              MPI_THREAD_FUNNELED only the thread that initialised MPI may call MPI. Fix: make \
              the MPI call on the main thread and give the worker threads only computation"
         );

@@ -1,0 +1,170 @@
+//! Benchmark: the hybrid heat solver at every ranks x threads split of the cores, and the
+//! threaded update alone, 2048 x 2048.
+//!
+//! Run: `make bench CH=05` (release, solutions). Started alone, it is the driver: it runs
+//! itself under mpirun as 1 rank (Open MPI's default binding: one core), 1 rank unbound
+//! (`OMPI_MCA_hwloc_base_binding_policy=none`) and 2 ranks, each with 1 to cores/ranks
+//! threads. Expect: a table of ms/step per split, the threaded update's speedup from 1 to
+//! 2 threads (target >= 1.7x on 2 cores), 1 rank x 2 threads against 2 ranks x 1 thread
+//! (target: within 10%), and a plot `target/workbook/ch05-hybrid-bench.svg`.
+
+use ch04::problem::{initial_block, Boundary, Problem};
+use ch05::hybrid_solver::{pool, solve_hybrid, Parts, Variant};
+use ch05::machine::{allowed_cpus, cpu_list, online_cores};
+use mpi::traits::*;
+use std::time::{Duration, Instant};
+use tabled::Tabled;
+use toolkit::bench::tagged;
+use toolkit::launch::{under_mpirun, Job};
+use toolkit::plot::{linear_svg, Series};
+use toolkit::report::{print_and_save, write_file, Timing};
+
+const N: usize = 2048;
+const STEPS: usize = 20;
+const REPEATS: usize = 3;
+
+#[derive(Tabled)]
+struct Row {
+    split: String,
+    binding: String,
+    #[tabled(rename = "CPUs of rank 0")]
+    cpus: String,
+    #[tabled(rename = "ms/step")]
+    ms: String,
+    #[tabled(rename = "exchange share")]
+    share: String,
+    #[tabled(rename = "update alone, ms")]
+    update: String,
+}
+
+/// A rank: measure, and let rank 0 print `ROW,threads,ms_step,exchange_ms,update_ms,cpus`.
+fn rank_side() {
+    let universe = toolkit::init();
+    let world = universe.world();
+    let size = world.size() as usize;
+    let p = Problem {
+        rows: N,
+        cols: N,
+        boundary: Boundary::Fixed,
+    };
+    for t in 1..=(online_cores() / size).max(1) {
+        let (mut best, mut exch) = (f64::MAX, 0.0);
+        for _ in 0..REPEATS {
+            let run = solve_hybrid(&world, &p, t, Variant::Threaded, STEPS, &Parts::yours())
+                .expect("2048 x 2048 splits over a few ranks");
+            let s = Timing::over_ranks(&world, run.seconds / STEPS as f64).max;
+            if s < best {
+                (best, exch) = (
+                    s,
+                    Timing::over_ranks(&world, run.exchange / STEPS as f64).max,
+                );
+            }
+        }
+        // The threaded update alone, one rank's whole grid, no MPI.
+        let mut update = f64::NAN;
+        if size == 1 {
+            let (src, mut dst) = (initial_block(&p, 0, 0, N, N), initial_block(&p, 0, 0, N, N));
+            let pool = pool(t);
+            update = f64::MAX;
+            for _ in 0..REPEATS * 3 {
+                let start = Instant::now();
+                ch05::hybrid_step::update_threaded(&pool, &src, &mut dst);
+                update = update.min(start.elapsed().as_secs_f64());
+            }
+        }
+        if world.rank() == 0 {
+            let cpus = cpu_list(&allowed_cpus());
+            println!(
+                "ROW,{t},{},{},{},{cpus}",
+                best * 1e3,
+                exch * 1e3,
+                update * 1e3
+            );
+        }
+    }
+}
+
+fn main() {
+    if under_mpirun() {
+        return rank_side();
+    }
+    let exe = std::env::current_exe().expect("my own executable");
+    let runs = [
+        (1, "default (core)", None),
+        (1, "none", Some("none")),
+        (2, "default (core)", None),
+    ];
+    let (mut rows, mut series) = (vec![], vec![]);
+    let (mut update1, mut update2, mut one_by_two, mut two_by_one) = (None, None, None, None);
+    for (np, binding, policy) in runs {
+        eprintln!("hybrid_bench: {np} rank(s), binding {binding}...");
+        let mut job = Job::new(exe.to_string_lossy())
+            .ranks(np)
+            .timeout(Duration::from_secs(300));
+        if let Some(p) = policy {
+            job = job.env("OMPI_MCA_hwloc_base_binding_policy", p);
+        }
+        let out = job.run().unwrap_or_else(|e| panic!("{e}"));
+        assert!(out.success(), "the {np}-rank run failed:\n{}", out.text());
+        let lines: Vec<String> = out.rank_lines(0).into_iter().map(String::from).collect();
+        let mut points = vec![];
+        for line in tagged(&lines, "ROW,") {
+            let f: Vec<&str> = line.split(',').collect();
+            let num = |i: usize| f[i].parse::<f64>().unwrap_or(f64::NAN);
+            let (t, ms, ex, up) = (num(0) as usize, num(1), num(2), num(3));
+            points.push((t as f64, ms));
+            if policy.is_some() {
+                if t == 1 {
+                    update1 = Some(up);
+                }
+                if t == 2 {
+                    update2 = Some(up);
+                    one_by_two = Some(ms);
+                }
+            }
+            if np == 2 && t == 1 {
+                two_by_one = Some(ms);
+            }
+            rows.push(Row {
+                split: format!("{np} rank(s) x {t} thread(s)"),
+                binding: binding.into(),
+                cpus: f[4..].join(","),
+                ms: format!("{ms:.2}"),
+                share: format!("{:.0}%", 100.0 * ex / ms),
+                update: if up.is_nan() {
+                    "-".into()
+                } else {
+                    format!("{up:.2}")
+                },
+            });
+        }
+        series.push(Series {
+            name: format!("{np} rank(s), binding {binding}"),
+            points,
+        });
+    }
+    println!("heat solver {N} x {N}, {STEPS} steps (best of {REPEATS}), Threaded variant\n");
+    if let Err(e) = print_and_save(&rows, "ch05-hybrid-bench.csv") {
+        println!("could not save the table: {e}");
+    }
+    if let (Some(a), Some(b)) = (update1, update2) {
+        let s = a / b;
+        let verdict = if s >= 1.7 { "met" } else { "NOT met" };
+        println!("\nthreaded update, 1 -> 2 threads (unbound): {a:.2} -> {b:.2} ms = {s:.2}x (target >= 1.7x: {verdict})");
+    }
+    if let (Some(a), Some(b)) = (one_by_two, two_by_one) {
+        let r = a / b;
+        let verdict = if r <= 1.10 { "met" } else { "NOT met" };
+        println!("1 rank x 2 threads (unbound) {a:.2} ms/step vs 2 ranks x 1 thread {b:.2} ms/step: ratio {r:.2} (target <= 1.10: {verdict})");
+    }
+    let svg = linear_svg(
+        "hybrid heat solver 2048 x 2048",
+        "threads per rank",
+        "ms per step",
+        &series,
+    );
+    match write_file("ch05-hybrid-bench.svg", &svg) {
+        Ok(path) => println!("plot: {}", path.display()),
+        Err(e) => println!("could not write the plot: {e}"),
+    }
+}
