@@ -5,9 +5,10 @@
 //! `ARGS`-style flags by running the binary: `--threads N`, `--oversubscribe`). With no
 //! `--threads`, each rank gets the node's cores / its ranks. Refuses 0 threads, and
 //! more threads than cores without `--oversubscribe`, in one line.
-//! Expect: one row per (variant, threads): ms per step (the slowest rank's) and the
+//! Expect: one row per (variant, threads): ms per step (the slowest rank's, best of 3) and the
 //! share of it the main thread spent in the halo exchange; every run equal to the serial
-//! solver bit for bit. A plot of ms/step against threads: `target/workbook/ch05-hybrid.svg`.
+//! solver bit for bit. (Overlapped: the exchange runs while the workers compute, so its
+//! share is time hidden behind the update, not time lost.) A plot of ms/step against threads: `target/workbook/ch05-hybrid.svg`.
 //! A lone rank is bound to one core by Open MPI: its threads share it, and the lab says so.
 
 use ch04::problem::{solve_serial, Boundary, Problem};
@@ -22,11 +23,13 @@ use toolkit::report::{print_and_save, write_file, Timing};
 
 /// The plate: rows x columns of cells, and the steps of each run.
 const PROBLEM: Problem = Problem {
-    rows: 1024,
-    cols: 1024,
+    rows: 2048,
+    cols: 2048,
     boundary: Boundary::Fixed,
 };
-const STEPS: usize = 40;
+const STEPS: usize = 20;
+/// Each setting runs this many times; the table shows the fastest.
+const REPEATS: usize = 3;
 
 #[derive(Tabled)]
 struct Row {
@@ -67,7 +70,7 @@ fn main() {
         }
     };
     say0(&format!(
-        "{} x {} plate, {STEPS} steps, {size} rank(s), up to {threads} thread(s) per rank, {cores} \
+        "{} x {} plate, {STEPS} steps (best of {REPEATS}), {size} rank(s), up to {threads} thread(s) per rank, {cores} \
          cores; granted {}",
         PROBLEM.rows,
         PROBLEM.cols,
@@ -87,10 +90,18 @@ fn main() {
     for variant in [Variant::Threaded, Variant::Overlapped] {
         let mut points = vec![];
         for t in 1..=threads {
-            let run = solve_hybrid(&world, &PROBLEM, t, variant, STEPS, &Parts::yours())
-                .unwrap_or_else(|why| panic!("{why}"));
-            let step = Timing::over_ranks(&world, run.seconds / STEPS as f64).max;
-            let exch = Timing::over_ranks(&world, run.exchange / STEPS as f64).max;
+            let (mut step, mut exch, mut last) = (f64::MAX, 0.0, None);
+            for _ in 0..REPEATS {
+                let run = solve_hybrid(&world, &PROBLEM, t, variant, STEPS, &Parts::yours())
+                    .unwrap_or_else(|why| panic!("{why}"));
+                let s = Timing::over_ranks(&world, run.seconds / STEPS as f64).max;
+                if s < step {
+                    step = s;
+                    exch = Timing::over_ranks(&world, run.exchange / STEPS as f64).max;
+                }
+                last = Some(run);
+            }
+            let run = last.expect("REPEATS >= 1");
             let b = &run.block;
             let mine = b.rows.clone().enumerate().all(|(r, gi)| {
                 let want = &serial.owned_row(gi)[b.cols.clone()];
