@@ -165,7 +165,7 @@ pub fn message(rank: i32, t: usize, len: usize) -> Vec<f64> {
 /// Who sent a message, read from its first value: `(rank, thread)`.
 fn sender(values: &[f64]) -> Option<(i32, usize)> {
     let v = *values.first()?;
-    (v >= 0.0 && v.is_finite()).then(|| ((v as usize / 100) as i32, v as usize % 100))
+    (v >= 0.0 && v.is_finite()).then_some(((v as usize / 100) as i32, v as usize % 100))
 }
 
 /// Each thread t of every rank gets exactly the message of thread t of the rank on its
