@@ -8,10 +8,11 @@
 
 // --- GPUs and host staging (ex 5.5-5.7) -------------------------------------------------
 // Given: [`gpu_node`] (local rank, GPUs, CUDA-aware MPI), [`stream`] (device<->host
-// copies and the host slots), [`links`] (the costs). Yours: [`placement`] (ex 5.5),
-// [`staging`] (ex 5.6), [`staging_model`] (ex 5.7).
+// copies and the host slots), [`links`] (the costs), [`measure`] (timings for the
+// labs). Yours: [`placement`] (ex 5.5), [`staging`] (ex 5.6), [`staging_model`] (ex 5.7).
 pub mod gpu_node;
 pub mod links;
+pub mod measure;
 pub mod stream;
 
 #[cfg_attr(

@@ -27,7 +27,9 @@ fn ex5_5_cuda_visible_devices_is_a_list_of_names() {
 
 #[test]
 fn ex5_5_nonsense_is_refused_in_one_line() {
-    let nonsense: [(usize, usize, usize, Option<&str>, bool, &str); 6] = [
+    /// (local rank, local size, GPUs, CUDA_VISIBLE_DEVICES, share, what is wrong)
+    type Nonsense<'a> = (usize, usize, usize, Option<&'a str>, bool, &'a str);
+    let nonsense: [Nonsense; 6] = [
         (0, 1, 4, Some(""), true, "an empty CUDA_VISIBLE_DEVICES"),
         (
             0,
