@@ -40,4 +40,28 @@ pub mod overlap_threads;
 pub mod per_thread;
 
 // --- GPUs and host staging (ex 5.5-5.7) -------------------------------------------------
-// (modules of the GPU half)
+// Given: [`gpu_node`] (local rank, GPUs, CUDA-aware MPI), [`stream`] (device<->host
+// copies and the host slots), [`links`] (the costs), [`measure`] (timings for the
+// labs). Yours: [`placement`] (ex 5.5), [`staging`] (ex 5.6), [`staging_model`] (ex 5.7).
+pub mod gpu_node;
+pub mod links;
+pub mod measure;
+pub mod stream;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch05-hybrid/placement.rs"
+)]
+pub mod placement;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch05-hybrid/staging.rs"
+)]
+pub mod staging;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch05-hybrid/staging_model.rs"
+)]
+pub mod staging_model;
