@@ -122,6 +122,33 @@ ifeq ($(CH),04)
 	  | grep -E 'says|minimal failing|DEADLOCK|^test result' | sed 's/^.*rank [0-9] | //'; } > book/src/ch04-halo-exchange/output/planted.txt
 	@echo "outputs: wrote the heat map, the benchmark output and its plots for chapter 4"
 endif
+ifeq ($(CH),05)
+	@# The labs at the rank counts the pages discuss (the loop above ran them at NP=$(NP)).
+	{ echo '$$ make run CH=05 BIN=threads NP=1 SOLUTION=1'; \
+	  NP=1 $(MAKE) -s --no-print-directory run CH=05 BIN=threads SOLUTION=1 2>&1; } > book/src/ch05-hybrid/output/threads-np1.txt
+	{ echo '$$ make run CH=05 BIN=hybrid NP=1 SOLUTION=1'; \
+	  NP=1 $(MAKE) -s --no-print-directory run CH=05 BIN=hybrid SOLUTION=1 2>&1; } > book/src/ch05-hybrid/output/hybrid.txt
+	{ echo '$$ OMPI_MCA_hwloc_base_binding_policy=none make run CH=05 BIN=hybrid NP=1 SOLUTION=1'; \
+	  OMPI_MCA_hwloc_base_binding_policy=none NP=1 $(MAKE) -s --no-print-directory run CH=05 BIN=hybrid SOLUTION=1 2>&1; } \
+	  > book/src/ch05-hybrid/output/hybrid-unbound.txt
+	{ echo '$$ make run CH=05 BIN=hybrid NP=2 SOLUTION=1'; \
+	  NP=2 $(MAKE) -s --no-print-directory run CH=05 BIN=hybrid SOLUTION=1 2>&1; } > book/src/ch05-hybrid/output/hybrid-np2.txt
+	{ echo '$$ make run CH=05 BIN=gpu NP=2 SOLUTION=1'; \
+	  NP=2 $(MAKE) -s --no-print-directory run CH=05 BIN=gpu SOLUTION=1 2>&1; } > book/src/ch05-hybrid/output/gpu.txt
+	{ echo '$$ cargo run -q --release -p ch05-hybrid --features solution --bin hybrid_bench'; \
+	  cargo run -q --release -p ch05-hybrid --features solution --bin hybrid_bench 2>&1; } > book/src/ch05-hybrid/output/hybrid_bench.txt
+	mkdir -p book/src/ch05-hybrid/img
+	cp $(TARGET_DIR)/workbook/ch05-hybrid-bench.svg book/src/ch05-hybrid/img/
+	{ echo '$$ make bench CH=05   # staging_bench'; \
+	  cargo run -q --release -p ch05-hybrid --features solution --bin staging_bench 2>&1; } > book/src/ch05-hybrid/output/staging_bench.txt
+	for t in threads_sharing_a_communicator_get_each_others_messages the_boundary_before_the_unpack_is_caught \
+	  mpi_from_a_worker_under_funneled_is_named; do \
+	  echo "\$$ cargo test -p ch05-hybrid --features solution --test planted_mistakes $$t -- --nocapture"; \
+	  cargo test -q -p ch05-hybrid --features solution --test planted_mistakes $$t -- --nocapture 2>&1 | grep '^  rank'; \
+	  echo; \
+	done > book/src/ch05-hybrid/output/planted-threads.txt
+	@echo "outputs: wrote chapter 5's labs at NP=1 and 2, its benchmarks, plot and planted mistakes"
+endif
 ifeq ($(CH),06)
 	{ echo '$$ cargo run --release -p ch06-data-parallel --features solution --bin train -- --help'; \
 	  cargo run -q --release -p ch06-data-parallel --features solution --bin train -- --help; } \

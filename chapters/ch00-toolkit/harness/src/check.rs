@@ -54,7 +54,8 @@ pub fn exercises_in(dir: &Path) -> BTreeMap<String, String> {
         for part in code.split("todo!(\"ex ").skip(1) {
             if let Some((id, rest)) = part.split_once(": ") {
                 let task = rest.split('"').next().unwrap_or("").to_string();
-                found.insert(id.to_string(), task);
+                // An exercise with several stubs is named by its first one.
+                found.entry(id.to_string()).or_insert(task);
             }
         }
     }
@@ -89,11 +90,11 @@ pub fn exercise_places(root: &Path, dir: &Path) -> BTreeMap<String, Place> {
             .filter(|o| o.status.success())
             .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
             .unwrap_or_default();
-        // The committed stub first, so that the learner's file (which may still hold
-        // the todo! text) wins where both name the exercise.
-        for text in [&committed, &now] {
+        // The learner's file first, then the committed stub; in each, the first place
+        // that names an exercise wins.
+        for text in [&now, &committed] {
             for (id, place) in places_in(text, &rel) {
-                found.insert(id, place);
+                found.entry(id).or_insert(place);
             }
         }
     }
@@ -102,7 +103,8 @@ pub fn exercise_places(root: &Path, dir: &Path) -> BTreeMap<String, Place> {
 
 /// The exercises a file's text names, with the function around each.
 fn places_in(text: &str, file: &Path) -> Vec<(String, Place)> {
-    let mut out = vec![];
+    // `todo!` lines name a task better than the `// TODO` comment above them: first.
+    let (mut todos, mut comments) = (vec![], vec![]);
     let mut function = String::new();
     for line in text.lines() {
         let t = line.trim_start();
@@ -116,20 +118,23 @@ fn places_in(text: &str, file: &Path) -> Vec<(String, Place)> {
         let from_comment = t
             .strip_prefix("// TODO(ex ")
             .map(|r| r.replacen("): ", ": ", 1));
-        let named = from_todo.map(str::to_string).or(from_comment);
-        let Some(rest) = named else { continue };
-        if let Some((id, task)) = rest.split_once(": ") {
+        let (named, list) = match (from_todo, from_comment) {
+            (Some(t), _) => (t.to_string(), &mut todos),
+            (None, Some(c)) => (c, &mut comments),
+            (None, None) => continue,
+        };
+        if let Some((id, task)) = named.split_once(": ") {
             let task = task.split('"').next().unwrap_or("").trim().to_string();
             let place = Place {
                 task,
                 file: file.to_path_buf(),
                 function: function.clone(),
             };
-            // A todo! names the task better than the comment above it: it comes later.
-            out.push((id.to_string(), place));
+            list.push((id.to_string(), place));
         }
     }
-    out
+    todos.extend(comments);
+    todos
 }
 
 /// All `.rs` files under `dir`, sorted.

@@ -20,7 +20,10 @@ fn state_of(line: &str) -> Option<State> {
     if line.ends_with("threads in blocking calls:") {
         return None;
     }
-    if !line.contains("DEADLOCK?") && !line.contains(" thread `") {
+    // A watchdog line: a rank's report, or one of its threads' (`rank 0 thread `x`: blocked
+    // in ...`). Other lines that quote a thread's name are not reports.
+    let thread_report = line.contains(" thread `") && line.contains("`: blocked in ");
+    if !line.contains("DEADLOCK?") && !thread_report {
         return None;
     }
     let call = line.split("blocked in ").nth(1).unwrap_or("");
@@ -124,5 +127,7 @@ mod tests {
         let hint = deadlock_hint(&lines).unwrap();
         assert!(hint.contains("different collectives"), "{hint}");
         assert_eq!(deadlock_hint(&["rank 0: all fine"]), None);
+        let panic = "rank 0: panicked at x.rs:1: MPI called from thread `worker-0`";
+        assert_eq!(deadlock_hint(&[panic]), None);
     }
 }

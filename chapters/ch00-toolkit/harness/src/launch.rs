@@ -221,14 +221,27 @@ impl Job {
     }
 
     /// Runs the job with the terminal as its output (labs use this); returns the exit code.
+    /// The launcher's own reports of a rank that ended badly (which the rank has already
+    /// explained) are left out of stderr; any other launcher message gets through.
     pub fn run_inherit(&self) -> Result<i32, String> {
         let flavor = flavor()?;
         let mut cmd = self.command(flavor, false);
+        cmd.stderr(Stdio::piped());
         let mut child = cmd
             .spawn()
             .map_err(|e| format!("cannot start {cmd:?}: {e}"))?;
-        match crate::session::wait_or_kill(&mut child, self.timeout) {
-            (Some(status), _) => Ok(status.code().unwrap_or(1)),
+        let stderr = child.stderr.take().expect("piped");
+        let forward = thread::spawn(move || forward_without_noise(stderr, &mut std::io::stderr()));
+        let result = crate::session::wait_or_kill(&mut child, self.timeout);
+        let omitted = forward.join().unwrap_or(false);
+        match result {
+            (Some(status), _) => {
+                let code = status.code().unwrap_or(1);
+                if omitted && code != 0 {
+                    eprintln!("[workbook] the job ended with exit status {code}");
+                }
+                Ok(code)
+            }
             (None, _) => Err(format!(
                 "the job ran past its {} s deadline and was killed (set WORKBOOK_JOB_TIMEOUT \
                  to allow longer)",
@@ -236,6 +249,70 @@ impl Job {
             )),
         }
     }
+}
+
+/// Lines of Open MPI's or MPICH's own that say nothing a learner can act on.
+pub fn launcher_noise(text: &str) -> bool {
+    const NOISE: [&str; 11] = [
+        "ORTE_ERROR_LOG",
+        "MPI_ABORT was invoked",
+        "NOTE: invoking MPI_ABORT",
+        "You may or may not see output",
+        "exited on signal",
+        "Primary job  terminated normally",
+        "Per user-direction, the job has been aborted",
+        "BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES",
+        "CLEANING UP REMAINING PROCESSES",
+        "YOU CAN IGNORE THE BELOW CLEANUP MESSAGES",
+        "mpirun detected that one or more processes exited with non-zero status",
+    ];
+    let t = text.trim();
+    t.is_empty() || is_banner_rule(t) || NOISE.iter().any(|n| t.contains(n))
+}
+
+/// A launcher's framing line: `-----...` (Open MPI) or `=====...` (MPICH).
+fn is_banner_rule(t: &str) -> bool {
+    t.len() >= 20 && (t.chars().all(|c| c == '-') || t.chars().all(|c| c == '='))
+}
+
+/// Copies a job's stderr to ours, leaving out the launcher's blocks (framed by rules) that
+/// only report a rank that ended badly, and its stray internal lines. Returns whether
+/// anything was left out.
+fn forward_without_noise(stream: impl Read, err: &mut impl std::io::Write) -> bool {
+    let mut omitted = false;
+    let mut block: Option<Vec<String>> = None;
+    for line in BufReader::new(stream).split(b'\n').map_while(Result::ok) {
+        let line = String::from_utf8_lossy(&line).into_owned();
+        let rule = is_banner_rule(line.trim());
+        match block.as_mut() {
+            None if rule => block = Some(vec![line]),
+            None if line.contains("ORTE_ERROR_LOG") => omitted = true,
+            None => {
+                let _ = writeln!(err, "{line}");
+            }
+            Some(lines) => {
+                lines.push(line);
+                if rule {
+                    let lines = block.take().unwrap_or_default();
+                    let noise = lines.iter().any(|l| {
+                        !is_banner_rule(l.trim()) && launcher_noise(l) && !l.trim().is_empty()
+                    });
+                    if noise {
+                        omitted = true;
+                    } else {
+                        lines.iter().for_each(|l| {
+                            let _ = writeln!(err, "{l}");
+                        });
+                    }
+                }
+            }
+        }
+    }
+    // An unclosed block is printed: it may be the only explanation there is.
+    for l in block.unwrap_or_default() {
+        let _ = writeln!(err, "{l}");
+    }
+    omitted
 }
 
 /// Reads a stream into lines on a thread, splitting off the launcher's rank prefix.
@@ -283,6 +360,23 @@ fn split_rank(line: &str, stream: Stream, flavor: Flavor) -> Line {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_ranks_bad_end_is_left_out_and_a_launch_failure_is_kept() {
+        let rule = "-".repeat(74);
+        let text = format!(
+            "hybrid: --threads 0: use --threads 1 or more\n{rule}\nPrimary job  terminated \
+             normally, but 1 process returned\na non-zero exit code.\n{rule}\n{rule}\n\
+             mpirun was unable to launch the specified application\n{rule}\n"
+        );
+        let mut out = Vec::new();
+        let omitted = forward_without_noise(text.as_bytes(), &mut out);
+        let out = String::from_utf8(out).unwrap();
+        assert!(omitted);
+        assert!(out.starts_with("hybrid: --threads 0"), "{out}");
+        assert!(!out.contains("Primary job"), "{out}");
+        assert!(out.contains("unable to launch"), "{out}");
+    }
 
     #[test]
     fn rank_prefixes_are_split() {

@@ -156,27 +156,6 @@ pub fn verdict(test_name: &str, n: u32, out: &Outcome) -> Result<(), String> {
     ))
 }
 
-/// Lines of Open MPI's or MPICH's own that say nothing a learner can act on.
-fn launcher_noise(text: &str) -> bool {
-    const NOISE: [&str; 10] = [
-        "ORTE_ERROR_LOG",
-        "MPI_ABORT was invoked",
-        "NOTE: invoking MPI_ABORT",
-        "You may or may not see output",
-        "exited on signal",
-        "Primary job  terminated normally",
-        "Per user-direction, the job has been aborted",
-        "BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES",
-        "CLEANING UP REMAINING PROCESSES",
-        "YOU CAN IGNORE THE BELOW CLEANUP MESSAGES",
-    ];
-    let t = text.trim();
-    t.is_empty()
-        || t.starts_with("---")
-        || t.starts_with("===")
-        || NOISE.iter().any(|n| t.contains(n))
-}
-
 /// Keeps what the harness printed for a planted fault in `target/workbook/planted/`, for
 /// the book (`make outputs CH=00` copies it), headed by the command that reproduces it.
 pub fn keep_for_the_book(test_file: &str, test: &str, text: &str) {
@@ -195,10 +174,9 @@ pub fn learner_view(out: &Outcome) -> String {
 /// reported, then at most 8 launcher lines if the ranks said nothing useful.
 fn readable(out: &Outcome) -> String {
     let mut text = String::new();
-    let said = out
-        .lines
-        .iter()
-        .filter(|l| l.rank.is_some() && !l.is_libtest_noise() && !launcher_noise(&l.text));
+    let said = out.lines.iter().filter(|l| {
+        l.rank.is_some() && !l.is_libtest_noise() && !crate::launch::launcher_noise(&l.text)
+    });
     let said: Vec<_> = said.collect();
     for l in &said {
         // Lines that name their rank already (`rank 1: ...`) need no prefix.
@@ -220,7 +198,10 @@ fn readable(out: &Outcome) -> String {
         return text;
     }
     let launcher = out.lines.iter().filter(|l| l.rank.is_none());
-    for l in launcher.filter(|l| !launcher_noise(&l.text)).take(8) {
+    for l in launcher
+        .filter(|l| !crate::launch::launcher_noise(&l.text))
+        .take(8)
+    {
         text.push_str(&format!("  mpirun | {}\n", l.text));
     }
     text
