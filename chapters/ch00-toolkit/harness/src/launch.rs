@@ -233,7 +233,11 @@ impl Job {
         let stderr = child.stderr.take().expect("piped");
         let forward = thread::spawn(move || forward_without_noise(stderr, &mut std::io::stderr()));
         let result = crate::session::wait_or_kill(&mut child, self.timeout);
-        let omitted = forward.join().unwrap_or(false);
+        let (omitted, reports) = forward.join().unwrap_or_default();
+        let reports: Vec<&str> = reports.iter().map(String::as_str).collect();
+        if let Some(hint) = crate::diagnose::deadlock_hint(&reports) {
+            eprintln!("{hint}");
+        }
         match result {
             (Some(status), _) => {
                 let code = status.code().unwrap_or(1);
@@ -253,7 +257,9 @@ impl Job {
 
 /// Lines of Open MPI's or MPICH's own that say nothing a learner can act on.
 pub fn launcher_noise(text: &str) -> bool {
-    const NOISE: [&str; 11] = [
+    const NOISE: [&str; 13] = [
+        "more process has sent help message",
+        "orte_base_help_aggregate",
         "ORTE_ERROR_LOG",
         "MPI_ABORT was invoked",
         "NOTE: invoking MPI_ABORT",
@@ -277,18 +283,21 @@ fn is_banner_rule(t: &str) -> bool {
 
 /// Copies a job's stderr to ours, leaving out the launcher's blocks (framed by rules) that
 /// only report a rank that ended badly, and its stray internal lines. Returns whether
-/// anything was left out.
-fn forward_without_noise(stream: impl Read, err: &mut impl std::io::Write) -> bool {
+/// anything was left out, and the lines that came through (for the deadlock hint).
+fn forward_without_noise(stream: impl Read, err: &mut impl std::io::Write) -> (bool, Vec<String>) {
     let mut omitted = false;
+    let mut passed = vec![];
     let mut block: Option<Vec<String>> = None;
     for line in BufReader::new(stream).split(b'\n').map_while(Result::ok) {
         let line = String::from_utf8_lossy(&line).into_owned();
         let rule = is_banner_rule(line.trim());
         match block.as_mut() {
             None if rule => block = Some(vec![line]),
-            None if line.contains("ORTE_ERROR_LOG") => omitted = true,
+            // `[host:pid] ...`: the launcher's internal lines.
+            None if line.starts_with('[') && launcher_noise(&line) => omitted = true,
             None => {
                 let _ = writeln!(err, "{line}");
+                passed.push(line);
             }
             Some(lines) => {
                 lines.push(line);
@@ -312,7 +321,7 @@ fn forward_without_noise(stream: impl Read, err: &mut impl std::io::Write) -> bo
     for l in block.unwrap_or_default() {
         let _ = writeln!(err, "{l}");
     }
-    omitted
+    (omitted, passed)
 }
 
 /// Reads a stream into lines on a thread, splitting off the launcher's rank prefix.
@@ -370,7 +379,7 @@ mod tests {
              mpirun was unable to launch the specified application\n{rule}\n"
         );
         let mut out = Vec::new();
-        let omitted = forward_without_noise(text.as_bytes(), &mut out);
+        let (omitted, _) = forward_without_noise(text.as_bytes(), &mut out);
         let out = String::from_utf8(out).unwrap();
         assert!(omitted);
         assert!(out.starts_with("hybrid: --threads 0"), "{out}");
