@@ -179,7 +179,8 @@ fn planted_exchange_on_a_worker() {
 fn mpi_from_a_worker_under_funneled_is_named() {
     let out = launch_self("planted_exchange_on_a_worker", 2, &[]);
     let text = assert_failed_within(&out, Duration::from_secs(30));
-    let want = "the halo exchange (MPI_Sendrecv) was called from the worker thread \"worker-";
+    let want =
+        "the halo exchange (MPI_Neighbor_alltoallv) was called from the worker thread \"worker-";
     assert!(text.contains(want), "{text}");
     assert!(text.contains("not the main thread"), "{text}");
     println!("{}", toolkit::testing::learner_view(&out));

@@ -2,16 +2,19 @@
 //! chapter's checks depend only on this chapter's exercises (chapter 4's exchanges are
 //! exercises there).
 //!
-//! The exchange is chapter 4's `MPI_Sendrecv` exchange, four shifts, called by the main
-//! thread only: it checks that first ([`crate::threading::assert_main_thread`]). The time
-//! spent in it is added up per rank ([`exchange_seconds`]) for the labs' tables.
+//! The exchange is MPI's own: a neighbourhood collective of the Cartesian communicator,
+//! with columns packed by an MPI datatype. (Chapter 4's exercises build the same thing by
+//! hand; this file gives none of their answers.) It is called by the main thread only and
+//! checks that first ([`crate::threading::assert_main_thread`]). The time spent in it is
+//! added up per rank ([`exchange_seconds`]) for the labs' tables.
 
 use crate::threading::assert_main_thread;
 use ch04::field::Field;
-use ch04::halo::{Halo, Side};
+use ch04::halo::Halo;
 use ch04::problem::{initial_block, Problem};
-use ch04::topology::{Decomposition, Neighbours};
-use mpi::point_to_point as p2p;
+use ch04::topology::{cart_rank, Decomposition, Neighbours};
+use mpi::ffi;
+use mpi::raw::AsRaw;
 use mpi::topology::CartesianCommunicator;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -28,33 +31,89 @@ pub fn exchange_seconds() -> f64 {
     EXCHANGE_SECONDS.with(Cell::get)
 }
 
-/// This rank's neighbours, from the Cartesian communicator (chapter 4's ex 4.1).
+/// This rank's neighbours: its coordinates one step along each axis (wrapped on a
+/// periodic axis, none past a fixed edge), turned into ranks by `MPI_Cart_rank`.
 pub fn neighbours(cart: &CartesianCommunicator) -> Neighbours {
     let layout = cart.get_layout();
-    let (north, south) = cart.shift(0, 1);
-    let (west, east) = cart.shift(1, 1);
+    let dims = [layout.dims[0], layout.dims[1]];
+    let coords = [layout.coords[0], layout.coords[1]];
+    let step = |axis: usize, delta: i32| {
+        let mut at = coords;
+        at[axis] += delta;
+        let inside = (0..dims[axis]).contains(&at[axis]);
+        (inside || layout.periods[axis]).then(|| {
+            at[axis] = at[axis].rem_euclid(dims[axis]);
+            cart_rank(cart, at)
+        })
+    };
     Neighbours {
-        north,
-        south,
-        west,
-        east,
-        coords: [layout.coords[0], layout.coords[1]],
-        dims: [layout.dims[0], layout.dims[1]],
+        north: step(0, -1),
+        south: step(0, 1),
+        west: step(1, -1),
+        east: step(1, 1),
+        coords,
+        dims,
     }
 }
 
-/// Copies padded column `j` of the owned rows into `out` (chapter 4's ex 4.2).
+/// A column of the padded field as an MPI datatype: `rows` doubles, one every `stride`.
+/// MPI walks the stride itself (`MPI_Pack` / `MPI_Unpack`), no loop of ours.
+struct Column(ffi::MPI_Datatype);
+
+impl Column {
+    fn new(f: &Field) -> Column {
+        // SAFETY: a handle is a pointer or an integer: zero is a valid value to overwrite.
+        let mut t: ffi::MPI_Datatype = unsafe { std::mem::zeroed() };
+        let (rows, stride) = (f.rows as i32, f.stride() as i32);
+        // SAFETY: creates and commits a new datatype from a predefined one; `t` is ours.
+        unsafe {
+            ffi::MPI_Type_vector(rows, 1, stride, ffi::RSMPI_DOUBLE, &mut t);
+            ffi::MPI_Type_commit(&mut t);
+        }
+        Column(t)
+    }
+}
+
+impl Drop for Column {
+    fn drop(&mut self) {
+        // SAFETY: frees the datatype this value created and owns.
+        unsafe { ffi::MPI_Type_free(&mut self.0) };
+    }
+}
+
+/// Copies padded column `j` of the owned rows into `out`, with MPI's packing.
 pub fn pack_column(f: &Field, j: usize, out: &mut [f64]) {
-    for (r, x) in out.iter_mut().enumerate() {
-        *x = f.data[f.idx(r + 1, j)];
+    let column = Column::new(f);
+    let bytes = std::mem::size_of_val(out) as i32;
+    let mut position = 0;
+    // SAFETY: the column starts at padded cell (1, j) and its last element, (rows, j), lies
+    // inside `f.data`; `out` holds `rows` doubles, the packed size of one column.
+    unsafe {
+        let start = f.data.as_ptr().add(f.idx(1, j));
+        let (out, world) = (out.as_mut_ptr().cast(), ffi::RSMPI_COMM_SELF);
+        ffi::MPI_Pack(start.cast(), 1, column.0, out, bytes, &mut position, world);
     }
 }
 
-/// Copies `column` into padded column `j` of the owned rows.
+/// Copies `column` into padded column `j` of the owned rows, with MPI's unpacking.
 pub fn unpack_column(f: &mut Field, j: usize, column: &[f64]) {
-    for (r, &x) in column.iter().enumerate() {
-        let k = f.idx(r + 1, j);
-        f.data[k] = x;
+    let datatype = Column::new(f);
+    let bytes = std::mem::size_of_val(column) as i32;
+    let mut position = 0;
+    let start = f.idx(1, j);
+    // SAFETY: as in `pack_column`, the strided column lies inside `f.data`.
+    unsafe {
+        let into = f.data.as_mut_ptr().add(start);
+        let (from, world) = (column.as_ptr().cast(), ffi::RSMPI_COMM_SELF);
+        ffi::MPI_Unpack(
+            from,
+            bytes,
+            &mut position,
+            into.cast(),
+            1,
+            datatype.0,
+            world,
+        );
     }
 }
 
@@ -64,32 +123,40 @@ pub fn new_halo(rows: usize, cols: usize) -> Halo {
 }
 
 // ANCHOR: exchange
-/// Fills `halo.recv` from the neighbours' `halo.send`: one `MPI_Sendrecv` per shift.
-/// Main thread only (it panics elsewhere). Pack before, unpack after.
+/// Fills `halo.recv` from the neighbours' `halo.send` with MPI's own halo exchange, the
+/// neighbourhood collective `MPI_Neighbor_alltoallv` of the Cartesian communicator. Its
+/// neighbours come in the topology's order (axis 0 down then up, axis 1 likewise):
+/// North, South, West, East, the order of `Side`; a missing neighbour (a fixed edge) is
+/// skipped by MPI. Main thread only (it panics elsewhere). Pack before, unpack after.
 pub fn exchange(cart: &CartesianCommunicator, nb: &Neighbours, halo: &mut Halo) {
-    assert_main_thread("the halo exchange (MPI_Sendrecv)");
+    assert_main_thread("the halo exchange (MPI_Neighbor_alltoallv)");
+    let _ = nb; // MPI knows the neighbours from the topology
     let start = Instant::now();
-    const SHIFTS: [(Side, Side); 4] = [
-        (Side::South, Side::North),
-        (Side::North, Side::South),
-        (Side::East, Side::West),
-        (Side::West, Side::East),
-    ];
-    for (to, from) in SHIFTS {
-        let (out, into) = (&halo.send[to as usize], &mut halo.recv[from as usize]);
-        let tag = to.tag();
-        match (nb.of(to), nb.of(from)) {
-            (Some(d), Some(s)) => {
-                let (dest, src) = (cart.process_at_rank(d), cart.process_at_rank(s));
-                p2p::send_receive_into_with_tags(&out[..], &dest, tag, &mut into[..], &src, tag);
-            }
-            (Some(d), None) => cart.process_at_rank(d).send_with_tag(&out[..], tag),
-            (None, Some(s)) => {
-                cart.process_at_rank(s)
-                    .receive_into_with_tag(&mut into[..], tag);
-            }
-            (None, None) => {}
-        }
+    let counts: Vec<i32> = halo.send.iter().map(|b| b.len() as i32).collect();
+    let displs: Vec<i32> = counts
+        .iter()
+        .scan(0, |at, &n| Some(std::mem::replace(at, *at + n)))
+        .collect();
+    let send: Vec<f64> = halo.send.concat();
+    let mut recv = vec![0.0; send.len()];
+    // SAFETY: four blocks in each buffer, with the counts and displacements just computed
+    // from the buffers' own lengths; every rank of `cart` makes the same call.
+    unsafe {
+        ffi::MPI_Neighbor_alltoallv(
+            send.as_ptr().cast(),
+            counts.as_ptr(),
+            displs.as_ptr(),
+            ffi::RSMPI_DOUBLE,
+            recv.as_mut_ptr().cast(),
+            counts.as_ptr(),
+            displs.as_ptr(),
+            ffi::RSMPI_DOUBLE,
+            cart.as_raw(),
+        );
+    }
+    for (side, buf) in halo.recv.iter_mut().enumerate() {
+        let (at, n) = (displs[side] as usize, buf.len());
+        buf.copy_from_slice(&recv[at..at + n]);
     }
     let t = start.elapsed().as_secs_f64();
     EXCHANGE_SECONDS.with(|s| s.set(s.get() + t));

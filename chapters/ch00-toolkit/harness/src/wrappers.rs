@@ -189,6 +189,10 @@ wrap!(MPI_Reduce_scatter_block => PMPI_Reduce_scatter_block(sb: Buf, rb: BufMut,
     t: MPI_Datatype, op: MPI_Op, c: MPI_Comm)
     [bytes(n, t)] |f| format!("{} bytes per rank", f[0]));
 
+wrap!(MPI_Neighbor_alltoallv => PMPI_Neighbor_alltoallv(sb: Buf, sn: Counts, sd: Counts,
+    st: MPI_Datatype, rb: BufMut, rn: Counts, rd: Counts, rt: MPI_Datatype, c: MPI_Comm)
+    [] |_| "with every neighbour of the topology".to_string());
+
 // communicator constructors: collective over the old communicator
 wrap!(MPI_Comm_split => PMPI_Comm_split(c: MPI_Comm, color: c_int, key: c_int,
     out: *mut MPI_Comm)
