@@ -1,0 +1,1 @@
+//! Chapter 7's planted mistakes (written with the chapter).
