@@ -7,7 +7,23 @@
 pub mod plan;
 
 // --- schedules and stages (ex 7.1, 7.3, 7.4) ---------------------------------------------
-// (modules of the schedules half)
+// Given: [`schedule_check`] (the checker: a schedule run on paper by the rule of
+// [`plan`], its deadlocks, activations held and bubble), [`timeline`] (text-art
+// timelines). Yours: [`stages`] (ex 7.1), [`schedules`] (ex 7.3 GPipe, ex 7.4 1F1B).
+pub mod schedule_check;
+pub mod timeline;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch07-pipeline/stages.rs"
+)]
+pub mod stages;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch07-pipeline/schedules.rs"
+)]
+pub mod schedules;
 
 // --- the trainer (ex 7.2, 7.5, 7.6) ------------------------------------------------------
 // (modules of the trainer half)
