@@ -35,7 +35,7 @@ fn one_f_one_b_wrong_warmup(p: usize, m: usize) -> Schedule {
 #[test]
 fn a_warm_up_from_the_wrong_end_deadlocks() {
     let why = check(&one_f_one_b_wrong_warmup(3, 4), 4, UNIT).unwrap_err();
-    println!("$ check(&one_f_one_b_wrong_warmup(3, 4), 4, UNIT)\n{why}\n");
+    println!("the checker on one_f_one_b_wrong_warmup(3, 4):\n{why}\n");
     let want = "deadlock: stage 0 waits for the gradient of micro-batch 0 from stage 1, \
                 stage 1 waits for the activation of micro-batch 1 from stage 0";
     assert!(why.contains(want), "{why}");
@@ -44,7 +44,7 @@ fn a_warm_up_from_the_wrong_end_deadlocks() {
         one_f_one_b_holds(one_f_one_b_wrong_warmup, p, m)
     })
     .unwrap_err();
-    println!("$ make check CH=07   # ex 7.4\n{why}\n");
+    println!("what the test of ex 7.4 says:\n{why}\n");
     assert!(why.contains("first failing case: p = 2, m = 2"), "{why}");
     assert!(
         why.contains("deadlock: stage 0 waits for the gradient"),
@@ -66,7 +66,7 @@ fn gpipe_reversed_by_hand(p: usize, m: usize) -> Schedule {
 fn a_gpipe_reversed_by_hand_runs_a_micro_batch_that_does_not_exist() {
     let name = "GPipe runs, holds m activations per stage, bubble (p-1)/(m+p-1)";
     let why = every_case(name, |p, m| gpipe_holds(gpipe_reversed_by_hand, p, m)).unwrap_err();
-    println!("$ make check CH=07   # ex 7.3\n{why}\n");
+    println!("what the test of ex 7.3 says:\n{why}\n");
     let want = "stage 0 runs Backward(1), but the micro-batches are 0..=0";
     assert!(why.contains("first failing case: p = 1, m = 1"), "{why}");
     assert!(why.contains(want), "{why}");
@@ -99,7 +99,7 @@ fn greedy_split(costs: &[f64], p: usize) -> Result<Vec<Range<usize>>, String> {
 fn a_greedy_split_is_not_always_optimal() {
     let rng = TestRng::deterministic_rng(RngAlgorithm::ChaCha);
     let why = split_property(greedy_split, 300, Some(rng)).unwrap_err();
-    println!("$ make check CH=07   # ex 7.1\n{why}\n");
+    println!("what the test of ex 7.1 says:\n{why}\n");
     assert!(why.contains("minimal failing case"), "{why}");
     assert!(why.contains("but a split with a slowest stage of"), "{why}");
 }
