@@ -4,13 +4,13 @@
 //! Run: `make run CH=07 BIN=schedules SOLUTION=1` (`make run CH=07 BIN=schedules` runs
 //! your ex 7.1, 7.3 and 7.4). It starts under mpirun like every lab, but only rank 0
 //! works and prints.
-//! Expect: GPipe and 1F1B for p = 4 stages and m = 8 micro-batches as timelines (`F3`:
+//! Expect: one micro-batch at a time through 4 stages, then GPipe and 1F1B for p = 4 stages and m = 8 micro-batches as timelines (`F3`:
 //! micro-batch 3's forward, `.`: the stage waits); the activations each stage holds at
 //! most (GPipe m on every stage, 1F1B p - s on stage s); the bubble table, simulated
 //! against (p-1)/(m+p-1), the same for both schedules; and a model of 12 blocks with
 //! uneven costs cut into 4 stages by layer count and by your ex 7.1.
 
-use ch07::plan::Kind;
+use ch07::plan::{Kind, Op};
 use ch07::schedule_check::{bubble_formula, check, Costs, Report, UNIT};
 use ch07::schedules::build;
 use ch07::stages::split_stages;
@@ -63,6 +63,19 @@ fn main() {
     if universe.world().rank() != 0 {
         return;
     }
+    // One micro-batch at a time through the whole pipeline, for comparison.
+    let naive: Vec<Vec<Op>> = vec![
+        (0..2)
+            .flat_map(|mb| [Op::Forward(mb), Op::Backward(mb)])
+            .collect();
+        4
+    ];
+    let r = check(&naive, 2, UNIT).unwrap_or_else(|why| panic!("naive: {why}"));
+    println!(
+        "one micro-batch at a time, p = 4, m = 2: {} time units",
+        r.makespan
+    );
+    println!("{}", draw(&r, UNIT, 4));
     let (p, m) = (4, 8);
     let reports = [Kind::GPipe, Kind::OneFOneB].map(|kind| run(kind, p, m, UNIT));
     for (kind, r) in [Kind::GPipe, Kind::OneFOneB].iter().zip(&reports) {
