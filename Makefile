@@ -163,3 +163,10 @@ ifeq ($(CH),06)
 	  | grep -E 'says:|expected order'; } > book/src/ch06-data-parallel/output/planted.txt
 	@echo "outputs: wrote the plots, dp_bench.txt and planted.txt in book/src/ch06-data-parallel/"
 endif
+ifeq ($(CH),07)
+	set -o pipefail; { echo '$$ cargo test -p ch07-pipeline --features solution --test planted_schedule_mistakes -- --nocapture'; \
+	  cargo test -q -p ch07-pipeline --features solution --test planted_schedule_mistakes -- --nocapture --test-threads=1 2>&1 \
+	  | sed 's/^\.*//' | grep -v -e '^running ' -e '^test result' \
+	  | awk 'NF { for (; n > 0; n--) print ""; print; next } { n++ }'; } > book/src/ch07-pipeline/output/planted-schedules.txt
+	@echo "outputs: wrote chapter 7's planted schedule mistakes"
+endif
