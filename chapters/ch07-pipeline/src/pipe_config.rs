@@ -40,16 +40,16 @@ impl Default for PipeConfig {
                 width: 96,
                 depth: 8,
             },
-            batch: 64,
+            batch: 128,
             micro: 4,
-            steps: 1500,
+            steps: 4000,
             lr: 2e-3,
             sgd: false,
             schedule: Kind::OneFOneB,
             dp: 1,
             seed: 7,
             cuda: false,
-            report: 100,
+            report: 500,
             checkpoint: None,
             every: 100,
             resume: false,
@@ -63,12 +63,12 @@ impl Default for PipeConfig {
 pub const USAGE: &str = "\
 usage: train [flags]            (under mpirun, or re-launched with NP ranks, default 4)
   --digits D --width W --depth L   the task and the model (default 3, 96, 8 blocks)
-  --batch B --micro M              global batch, micro-batches per replica (64, 4)
-  --steps N --lr X --sgd           steps (1500), Adam's learning rate (0.002); plain SGD
+  --batch B --micro M              global batch, micro-batches per replica (128, 4)
+  --steps N --lr X --sgd           steps (4000), Adam's learning rate (0.002); plain SGD
   --schedule gpipe|1f1b            the pipeline schedule (default 1f1b)
   --dp D                           D data-parallel pipelines of NP/D stages (default 1)
   --device cpu|cuda                cuda: each stage on the GPU of its local rank
-  --seed N --report K              seed (7); a progress line every K steps (100)
+  --seed N --report K              seed (7); a progress line every K steps (500)
   --checkpoint DIR --every K       each stage saves DIR/stage-S.ckpt every K steps
   --resume                         continue from --checkpoint DIR
   --trace FILE                     one step's timeline: FILE.json (Perfetto) and FILE.svg
