@@ -77,17 +77,27 @@ fn run(world: &mpi::topology::SimpleCommunicator, cfg: PipeConfig) -> Result<(),
     }
     let acc = t.fit()?;
     if let (Some(file), Some(stages)) = (&cfg.trace, t.gather_trace()) {
-        let title = format!("{:?}, {} stages x {} micro-batches, step {}", cfg.schedule, t.grid.pp, cfg.micro, t.step);
+        let title = format!(
+            "{:?}, {} stages x {} micro-batches, step {}",
+            cfg.schedule, t.grid.pp, cfg.micro, t.step
+        );
         let write = |ext: &str, text: &str| {
             let path = file.with_extension(ext);
             std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
         };
         write("json", &trace_json(&title, &stages))?;
         write("svg", &timeline_svg(&title, &stages))?;
-        println!("wrote {} and {}", file.with_extension("json").display(), file.with_extension("svg").display());
+        println!(
+            "wrote {} and {}",
+            file.with_extension("json").display(),
+            file.with_extension("svg").display()
+        );
     }
     if world.rank() == 0 && !cfg.quiet {
-        println!("held-out exact-match accuracy after {} steps: {acc:.1}%", t.step);
+        println!(
+            "held-out exact-match accuracy after {} steps: {acc:.1}%",
+            t.step
+        );
     }
     Ok(())
 }
