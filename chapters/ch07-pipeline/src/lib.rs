@@ -26,4 +26,37 @@ pub mod stages;
 pub mod schedules;
 
 // --- the trainer (ex 7.2, 7.5, 7.6) ------------------------------------------------------
-// (modules of the trainer half)
+// Given (read it, use it): [`wire`] (f64 copies between tensors and MPI buffers, the
+// transfer pair), [`addition`] (the task), [`stage_model`] (the model cut into stages),
+// [`greedy`] (reference schedules by simulation), [`choose`] (the trainer's schedule),
+// [`optim`], [`trace`] (spans, traces), [`pipe_config`], [`pipe_ckpt`] (per-stage
+// checkpoints) and [`pipe_train`] (the trainer). Yours: [`transfer`] (ex 7.2),
+// [`executor`] (ex 7.5), [`grid`] (ex 7.6).
+pub mod addition;
+pub mod choose;
+pub mod greedy;
+pub mod optim;
+pub mod pipe_ckpt;
+pub mod pipe_config;
+pub mod pipe_train;
+pub mod stage_model;
+pub mod trace;
+pub mod wire;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch07-pipeline/transfer.rs"
+)]
+pub mod transfer;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch07-pipeline/executor.rs"
+)]
+pub mod executor;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch07-pipeline/grid.rs"
+)]
+pub mod grid;

@@ -1,0 +1,103 @@
+//! Lab: pipeline-parallel training of a residual MLP on multi-digit addition, on NP ranks
+//! (default 4): NP / dp stages per pipeline, `--dp` pipelines.
+//!
+//! Run: `make run CH=07 SOLUTION=1` (or `cargo run --release -p ch07-pipeline --features
+//! solution --bin train -- --help`). Expect: a header (model, stages and their blocks,
+//! schedule, micro-batches), then a fixed-width line every 100 steps: step, loss,
+//! exact-match accuracy on held-out problems, samples/s and the measured bubble share.
+//! `--trace FILE` also writes the last step's timeline as FILE.json and FILE.svg.
+
+use ch07::pipe_config::{self, PipeConfig};
+use ch07::pipe_train::{learner_transfer, place, PipeTrainer};
+use ch07::trace::{timeline_svg, trace_json};
+use mpi::traits::*;
+
+/// Ranks in this job, from the launcher's environment (before MPI starts), else NP, else 4.
+fn ranks_from_env() -> usize {
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "NP"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok()?.parse().ok())
+        .unwrap_or(4)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{}", pipe_config::USAGE);
+        return;
+    }
+    // Bad settings: one line, before MPI starts (no rank has communicated yet).
+    let cfg = match pipe_config::parse(&args, ranks_from_env()) {
+        Ok(cfg) => cfg,
+        Err(why) => {
+            eprintln!("train: {why}");
+            std::process::exit(2);
+        }
+    };
+    let universe = toolkit::init();
+    let world = universe.world();
+    let code = match run(&world, cfg) {
+        Ok(()) => 0,
+        Err(why) => {
+            eprintln!("train: rank {}: {why}", world.rank());
+            1
+        }
+    };
+    drop(world);
+    drop(universe);
+    std::process::exit(code);
+}
+
+fn run(world: &mpi::topology::SimpleCommunicator, cfg: PipeConfig) -> Result<(), String> {
+    let device = place(world, cfg.cuda);
+    let mut t = PipeTrainer::new(world, cfg.clone(), learner_transfer(), device)?;
+    let mut params = 0.0;
+    world.all_reduce_into(
+        &((t.stage.count() as f64) * f64::from(u8::from(t.grid.replica == 0))),
+        &mut params,
+        mpi::collective::SystemOperation::sum(),
+    );
+    if world.rank() == 0 {
+        let sh = cfg.shape;
+        println!(
+            "model: {} residual blocks of width {}, {params} parameters; task: {}-digit addition",
+            sh.depth, sh.width, sh.task.digits
+        );
+        let cut: Vec<String> = (0..t.grid.pp)
+            .map(|s| format!("{:?}", toolkit::split::block_range(sh.depth, t.grid.pp, s)))
+            .collect();
+        println!(
+            "{} x {} grid: {} pipeline(s) of {} stages (blocks {}), schedule {:?}, batch {} = {} x {} micro-batches of {}, device {device:?}",
+            t.grid.dp, t.grid.pp, t.grid.dp, t.grid.pp, cut.join(" "), cfg.schedule, cfg.batch, t.grid.dp, cfg.micro,
+            cfg.batch / t.grid.dp / cfg.micro
+        );
+        if t.step > 0 {
+            println!("resumed at step {}", t.step);
+        }
+    }
+    let acc = t.fit()?;
+    if let (Some(file), Some(stages)) = (&cfg.trace, t.gather_trace()) {
+        let title = format!(
+            "{:?}, {} stages x {} micro-batches, step {}",
+            cfg.schedule, t.grid.pp, cfg.micro, t.step
+        );
+        let write = |ext: &str, text: &str| {
+            let path = file.with_extension(ext);
+            std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
+        };
+        write("json", &trace_json(&title, &stages))?;
+        write("svg", &timeline_svg(&title, &stages))?;
+        println!(
+            "wrote {} and {}",
+            file.with_extension("json").display(),
+            file.with_extension("svg").display()
+        );
+    }
+    if world.rank() == 0 && !cfg.quiet {
+        println!(
+            "held-out exact-match accuracy after {} steps: {acc:.1}%",
+            t.step
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,45 @@
+//! Chapter 7 exercise 7.5: the executor, one stage's part of a pipeline step.
+//!
+//! It runs the operations a schedule gives this stage, in order, following the rule of
+//! [`crate::plan`]: a forward receives its input from the stage before (unless first) and
+//! sends its output on (unless last); a backward receives the gradient of its output from
+//! the stage after (unless last) and sends the gradient of its input back (unless first).
+//! Receives wait; sends are non-blocking and all complete before the step ends.
+//! Check with `make check CH=07` (tests/executor.rs).
+#![allow(unused_variables)] // the stubs do not use their arguments yet
+#![allow(unused_imports)] // imported for your answer: unused until you write it
+
+use crate::addition::MicroBatches;
+use crate::plan::Op;
+use crate::stage_model::StageModel;
+use crate::trace::{Phase, Timeline};
+use crate::wire::Transfer;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use std::collections::HashMap;
+use std::time::Instant;
+use tch::Tensor;
+
+// ANCHOR: run_ops
+/// Runs this stage's `ops` (stage `s` = rank of `pipe`, of `p` = its size) on `batch`'s
+/// `m` micro-batches, with `io.send` / `io.recv` (tag = micro-batch index; shapes
+/// `stage.in_shape(rows)`, `stage.out_shape(rows)`). Forward(i): keep the input (marked
+/// `requires_grad` when it was received) and the output; on the last stage the output is
+/// the micro-batch's loss divided by `m`, so that the gradients accumulated over the `m`
+/// backwards are those of the whole batch's mean loss. Backward(i): backward from the
+/// kept output (with the received gradient), send the input's gradient. Records each
+/// receive, forward, backward and send in `trace`. Returns the batch's mean loss on the
+/// last stage (the sum of the scaled losses), 0 elsewhere; an `Err` names the stage and
+/// the operation.
+pub fn run_ops(
+    pipe: &SimpleCommunicator,
+    ops: &[Op],
+    stage: &StageModel,
+    batch: &MicroBatches,
+    io: Transfer,
+    trace: &mut Timeline,
+) -> Result<f64, String> {
+    // TODO(ex 7.5): one buffer per send, then in mpi::request::scope: each op, wait all
+    todo!("ex 7.5: run one stage's operations of a pipeline schedule")
+}
+// ANCHOR_END: run_ops

@@ -1,0 +1,297 @@
+//! Given: the pipeline trainer, assembled from the chapter's pieces.
+//!
+//! Start: the grid (ex 7.6) gives this rank its pipeline and its stage; the stage builds
+//! its blocks (an even split, `toolkit::split::block_range`), initialised from the seed so
+//! that every cut starts from the same model, or resumes them from its checkpoint. Each
+//! step: every rank draws the same batch, its replica takes its rows, cut into `m`
+//! micro-batches; the executor (ex 7.5) runs this stage's operations of the schedule
+//! (`choose::schedule_for`), moving tensors with ex 7.2's transfer; the stage's gradients
+//! are averaged over the replicas (ex 7.6); the optimizer steps.
+
+use crate::addition::{exact_matches, micro_batches};
+use crate::executor::run_ops;
+use crate::grid::{allreduce_mean, make_grid, Grid};
+use crate::optim::{Optimizer, Rule};
+use crate::pipe_config::PipeConfig;
+use crate::plan::Op;
+use crate::stage_model::StageModel;
+use crate::trace::Timeline;
+use crate::wire::{self, Transfer};
+use crate::{choose, pipe_ckpt};
+use mpi::collective::SystemOperation;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use std::time::Instant;
+use tch::{Device, Tensor};
+
+/// Ex 7.2's pair, the transfer the trainer runs with.
+pub fn learner_transfer() -> Transfer {
+    Transfer {
+        send: crate::transfer::send_tensor,
+        recv: crate::transfer::recv_tensor,
+    }
+}
+
+/// One rank's share of a DP x PP training run.
+pub struct PipeTrainer<'c> {
+    pub cfg: PipeConfig,
+    pub world: &'c SimpleCommunicator,
+    pub grid: Grid,
+    pub stage: StageModel,
+    pub opt: Optimizer,
+    /// This stage's operations in one step.
+    pub ops: Vec<Op>,
+    pub io: Transfer,
+    /// Steps taken.
+    pub step: u64,
+    /// The last step's spans on this rank.
+    pub trace: Timeline,
+    /// The last step's wall time (from the barrier that starts it) and bubble share.
+    pub wall: f64,
+    pub bubble: f64,
+}
+
+/// The device of this rank: the GPU of its local rank with `cuda`, else the CPU; sets
+/// LibTorch's threads to this node's cores shared by its ranks.
+pub fn place(world: &SimpleCommunicator, cuda: bool) -> Device {
+    let node = world.split_shared(world.rank());
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    tch::set_num_threads((cores / node.size() as usize).max(1) as i32);
+    match cuda {
+        true => Device::Cuda(node.rank() as usize % tch::Cuda::device_count().max(1) as usize),
+        false => Device::Cpu,
+    }
+}
+
+impl<'c> PipeTrainer<'c> {
+    // ANCHOR: start
+    /// Builds this rank's stage of the model on `device`; `cfg` was checked.
+    pub fn new(
+        world: &'c SimpleCommunicator,
+        cfg: PipeConfig,
+        io: Transfer,
+        device: Device,
+    ) -> Result<Self, String> {
+        let pp = world.size() as usize / cfg.dp;
+        let grid = make_grid(world, cfg.dp, pp)?;
+        let blocks = toolkit::split::block_range(cfg.shape.depth, pp, grid.stage);
+        let stage = StageModel::new(
+            cfg.shape,
+            blocks,
+            grid.stage == 0,
+            grid.stage + 1 == pp,
+            cfg.seed,
+            device,
+        );
+        let rule = match cfg.sgd {
+            true => Rule::Sgd { lr: cfg.lr },
+            false => Rule::Adam { lr: cfg.lr },
+        };
+        let opt = Optimizer::new(rule, &stage.params);
+        let ops = choose::schedule_for(cfg.schedule, pp, cfg.micro)[grid.stage].clone();
+        let mut t = PipeTrainer {
+            cfg,
+            world,
+            grid,
+            stage,
+            opt,
+            ops,
+            io,
+            step: 0,
+            trace: Timeline::new(),
+            wall: 0.0,
+            bubble: 0.0,
+        };
+        if t.cfg.resume {
+            let dir = t
+                .cfg
+                .checkpoint
+                .clone()
+                .expect("checked by pipe_config::check");
+            let file = pipe_ckpt::path(&dir, t.grid.stage);
+            let mut named = t.state();
+            t.step = pipe_ckpt::load(&file, t.grid.stage, pp, &mut named)
+                .map_err(|e| format!("--resume: {e}"))?;
+            t.opt.t = t.step;
+        }
+        Ok(t)
+    }
+    // ANCHOR_END: start
+
+    /// Parameters and optimizer state, named (what a checkpoint holds; shallow clones).
+    fn state(&self) -> Vec<(String, Tensor)> {
+        let mut named: Vec<(String, Tensor)> = self
+            .stage
+            .names
+            .iter()
+            .cloned()
+            .zip(self.stage.params.iter().map(Tensor::shallow_clone))
+            .collect();
+        for (tag, list) in [("adam_m", &self.opt.m), ("adam_v", &self.opt.v)] {
+            named.extend(
+                self.stage
+                    .names
+                    .iter()
+                    .zip(list)
+                    .map(|(n, t)| (format!("{tag}.{n}"), t.shallow_clone())),
+            );
+        }
+        named
+    }
+
+    // ANCHOR: step
+    /// One training step; returns the batch's mean loss, averaged over the replicas (the
+    /// same on every rank).
+    pub fn train_step(&mut self) -> Result<f64, String> {
+        let c = &self.cfg;
+        let (x, y) = c.shape.task.train_batch(c.seed, self.step, c.batch);
+        let rows = toolkit::split::block_range(c.batch, c.dp, self.grid.replica);
+        let (x, y) = (
+            x.narrow(0, rows.start as i64, rows.len() as i64),
+            y.narrow(0, rows.start as i64, rows.len() as i64),
+        );
+        let batch = micro_batches(&x, &y, c.micro, self.stage.device);
+        self.stage.zero_grad();
+        self.world.barrier(); // every stage starts the step together: the bubble is measurable
+        self.trace.restart();
+        let loss = run_ops(
+            &self.grid.pipeline,
+            &self.ops,
+            &self.stage,
+            &batch,
+            self.io,
+            &mut self.trace,
+        )?;
+        self.wall = self.trace.now();
+        self.bubble = 1.0 - self.trace.busy() / self.wall.max(1e-12);
+        let mut grads = self.stage.grads();
+        allreduce_mean(&self.grid.replicas, &mut grads);
+        self.opt.step(&mut self.stage.params, &grads);
+        self.step += 1;
+        self.maybe_die();
+        self.maybe_checkpoint()?;
+        let mut sum = 0.0;
+        self.world
+            .all_reduce_into(&loss, &mut sum, SystemOperation::sum());
+        Ok(sum / self.cfg.dp as f64)
+    }
+    // ANCHOR_END: step
+
+    /// Exact-match accuracy (%) on `n` held-out problems, through the pipeline (no
+    /// gradients, plain blocking sends: a chain has no cycle); the same on every rank.
+    pub fn evaluate(&self, n: usize) -> f64 {
+        let (pipe, s, p) = (&self.grid.pipeline, self.grid.stage, self.grid.pp);
+        let (x, y) = self.cfg.shape.task.test_set(self.cfg.seed, n);
+        let mut right = 0i64;
+        for (xc, yc) in x.split(256, 0).iter().zip(y.split(256, 0)) {
+            let rows = xc.size()[0];
+            let input = match s {
+                0 => xc.to_device(self.stage.device),
+                _ => {
+                    let (v, _) = pipe.process_at_rank(s as i32 - 1).receive_vec::<f64>();
+                    wire::copy_in(&v, &self.stage.in_shape(rows), self.stage.device)
+                }
+            };
+            let out = tch::no_grad(|| self.stage.forward(&input));
+            if s + 1 < p {
+                let mut buf = vec![];
+                wire::copy_out(&out, &mut buf);
+                pipe.process_at_rank(s as i32 + 1).send(&buf[..]);
+            } else {
+                right += exact_matches(&out.to_device(Device::Cpu), &yc);
+            }
+        }
+        let mine = if s + 1 == p && self.grid.replica == 0 {
+            right as f64
+        } else {
+            0.0
+        };
+        let mut total = 0.0;
+        self.world
+            .all_reduce_into(&mine, &mut total, SystemOperation::sum());
+        100.0 * total / n as f64
+    }
+
+    /// Trains to `cfg.steps`, printing a progress line every `cfg.report` steps on world
+    /// rank 0 (unless quiet); returns the last held-out accuracy.
+    pub fn fit(&mut self) -> Result<f64, String> {
+        let root = self.world.rank() == 0;
+        let mut acc = self.evaluate(1000);
+        let (mut since, mut samples, mut bubble_sum, mut n) = (Instant::now(), 0usize, 0.0, 0u64);
+        if root && !self.cfg.quiet {
+            println!(
+                "{:>6}  {:>8}  {:>9}  {:>10}  {:>7}",
+                "step", "loss", "accuracy", "samples/s", "bubble"
+            );
+        }
+        while self.step < self.cfg.steps {
+            let loss = self.train_step()?;
+            let mut b = 0.0;
+            self.world
+                .all_reduce_into(&self.bubble, &mut b, SystemOperation::sum());
+            bubble_sum += b / self.world.size() as f64;
+            (samples, n) = (samples + self.cfg.batch, n + 1);
+            if self.step % self.cfg.report == 0 || self.step == self.cfg.steps {
+                let rate = samples as f64 / since.elapsed().as_secs_f64();
+                acc = self.evaluate(1000);
+                if root && !self.cfg.quiet {
+                    println!(
+                        "{:>6}  {loss:>8.4}  {acc:>8.1}%  {rate:>10.0}  {:>6.1}%",
+                        self.step,
+                        100.0 * bubble_sum / n as f64
+                    );
+                }
+                (since, samples, bubble_sum, n) = (Instant::now(), 0, 0.0, 0);
+            }
+        }
+        Ok(acc)
+    }
+
+    /// Every stage's spans of the last step, on world rank 0 of replica 0 (`None`
+    /// elsewhere): each stage sends its own to stage 0 of its pipeline.
+    pub fn gather_trace(&self) -> Option<Vec<Vec<crate::trace::Span>>> {
+        let pipe = &self.grid.pipeline;
+        let mine = self.trace.flat();
+        if self.grid.stage > 0 {
+            pipe.process_at_rank(0).send(&mine[..]);
+            return None;
+        }
+        let mut all = vec![Timeline::from_flat(&mine)];
+        for s in 1..self.grid.pp {
+            let (v, _) = pipe.process_at_rank(s as i32).receive_vec::<f64>();
+            all.push(Timeline::from_flat(&v));
+        }
+        (self.grid.replica == 0).then_some(all)
+    }
+
+    /// Fault injection for the tests: `CH07_KILL_RANK=r CH07_KILL_AT_STEP=n` kills world
+    /// rank r (SIGKILL, no goodbye) when it reaches step n.
+    fn maybe_die(&self) {
+        let var = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u64>().ok());
+        if var("CH07_KILL_RANK") == Some(self.world.rank() as u64)
+            && var("CH07_KILL_AT_STEP") == Some(self.step)
+        {
+            // SAFETY: raise() only signals this process; SIGKILL ends it at once, on purpose.
+            unsafe { libc::raise(libc::SIGKILL) };
+        }
+    }
+
+    /// Replica 0's stages each save their file every `cfg.every` steps.
+    fn maybe_checkpoint(&self) -> Result<(), String> {
+        match &self.cfg.checkpoint {
+            Some(dir) if self.grid.replica == 0 && self.step.is_multiple_of(self.cfg.every) => {
+                std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+                let file = pipe_ckpt::path(dir, self.grid.stage);
+                pipe_ckpt::save(
+                    &file,
+                    self.step,
+                    self.grid.stage,
+                    self.grid.pp,
+                    &self.state(),
+                )
+                .map_err(|e| format!("cannot save {}: {e}", file.display()))
+            }
+            _ => Ok(()),
+        }
+    }
+}

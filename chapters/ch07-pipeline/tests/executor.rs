@@ -1,0 +1,71 @@
+//! Checks of exercise 7.5 (the executor): p stages x m micro-batches train like one
+//! process on the whole batch (same parameters after 2 SGD steps, within 1e-10
+//! relative: f64, the same sums in another order), at p = 1..4, m = 1, 2, 4, 8, for GPipe
+//! and 1F1B (the reference schedules of `greedy`, moved with a reference transfer).
+//!
+//! Run: `make check CH=07` or `cargo test -p ch07-pipeline --features solution --test executor`.
+
+mod common;
+
+use ch07::executor::run_ops;
+use ch07::greedy;
+use ch07::optim::{Optimizer, Rule};
+use ch07::plan::Kind;
+use ch07::trace::{Phase, Timeline};
+use mpi::traits::*;
+use toolkit::mpi_test;
+
+const BATCH: usize = 16;
+const STEPS: u64 = 2;
+
+mpi_test! {
+    fn ex7_5_the_pipeline_trains_like_one_process(world at &[1, 2, 3, 4]) {
+        let (s, p) = (world.rank() as usize, world.size() as usize);
+        tch::set_num_threads(1);
+        let reference = common::one_process(STEPS, BATCH);
+        for kind in [Kind::GPipe, Kind::OneFOneB] {
+            for m in [1, 2, 4, 8] {
+                let ops = greedy::schedule(kind, p, m);
+                let mut stage = common::stage(s, p);
+                let mut opt = Optimizer::new(Rule::Sgd { lr: common::LR }, &stage.params);
+                let mut trace = Timeline::new();
+                for step in 0..STEPS {
+                    let batch = common::batch(step, BATCH, 0..BATCH, m);
+                    stage.zero_grad();
+                    run_ops(world, &ops[s], &stage, &batch, common::reference_transfer(), &mut trace)?;
+                    let grads = stage.grads();
+                    opt.step(&mut stage.params, &grads);
+                }
+                let what = format!("{kind:?}, {p} stages x {m} micro-batches, stage {s}");
+                let mine = common::same_as_one_process(&stage, &reference, &what);
+                toolkit::lockstep::agree(world, mine)?;
+                let computed = trace.spans.iter().filter(|sp| matches!(sp.phase, Phase::Forward | Phase::Backward)).count();
+                if computed != (2 * m) * STEPS as usize {
+                    return Err(format!("{what}: {computed} forward/backward spans recorded, expected {}", 2 * m * STEPS as usize));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+mpi_test! {
+    fn ex7_5_the_loss_is_the_batch_mean(world at &[2]) {
+        let (s, p) = (world.rank() as usize, world.size() as usize);
+        let ops = greedy::schedule(Kind::OneFOneB, p, 4);
+        let stage = common::stage(s, p);
+        let batch = common::batch(0, BATCH, 0..BATCH, 4);
+        let loss = run_ops(world, &ops[s], &stage, &batch, common::reference_transfer(), &mut Timeline::new())?;
+        if s + 1 == p {
+            let whole = ch07::stage_model::whole(common::SHAPE, common::SEED, tch::Device::Cpu);
+            let (x, y) = common::SHAPE.task.train_batch(common::SEED, 0, BATCH);
+            let want = ch07::stage_model::StageModel::loss(&whole.forward(&x), &y).double_value(&[]);
+            if (loss - want).abs() > 1e-12 * want.abs().max(1.0) {
+                return Err(format!("the last stage returned loss {loss}, the batch's mean loss is {want}"));
+            }
+        } else if loss != 0.0 {
+            return Err(format!("stage {s} returned loss {loss}: only the last stage has one"));
+        }
+        Ok(())
+    }
+}
