@@ -1,0 +1,264 @@
+//! Checks of the whole pipeline trainer (every exercise together, so they pass once all
+//! are done): a run stopped at a checkpoint and resumed equals one straight run bit for
+//! bit; a killed rank ends the whole job quickly and leaves every stage's last checkpoint
+//! whole; a cut checkpoint is refused; bad settings fail in one line before MPI starts.
+//!
+//! Run: `cargo test -p ch07-pipeline --features solution --test trainer`.
+
+use ch07::pipe_ckpt;
+use ch07::pipe_config::PipeConfig;
+use ch07::pipe_train::{learner_transfer, PipeTrainer};
+use ch07::plan::Kind;
+use ch07::stage_model::{Shape, StageModel};
+use ch07::wire;
+use mpi::traits::*;
+use std::path::Path;
+use std::time::Duration;
+use tch::{Device, Tensor};
+use toolkit::launch::Job;
+use toolkit::mpi_test;
+
+/// A tiny model: 4 blocks of width 16 over 2-digit addition, batch 16 in 2 micro-batches.
+fn tiny(steps: u64) -> PipeConfig {
+    let mut c = PipeConfig {
+        batch: 16,
+        micro: 2,
+        steps,
+        quiet: true,
+        ..PipeConfig::default()
+    };
+    c.shape.task.digits = 2;
+    c.shape.width = 16;
+    c.shape.depth = 4;
+    c
+}
+
+/// Every value of `tensors`, as bit patterns.
+fn bits(tensors: &[Tensor]) -> Vec<u64> {
+    let mut all = vec![];
+    for t in tensors {
+        let mut v = vec![];
+        wire::copy_out(t, &mut v);
+        all.extend(v.iter().map(|x| x.to_bits()));
+    }
+    all
+}
+
+/// Trains `t` to `t.cfg.steps` step by step; the losses of the steps taken.
+fn train(t: &mut PipeTrainer) -> Result<Vec<f64>, String> {
+    let mut losses = vec![];
+    while t.step < t.cfg.steps {
+        losses.push(t.train_step()?);
+    }
+    Ok(losses)
+}
+
+mpi_test! {
+    fn resume_continues_bit_for_bit(world at &[2, 4]) {
+        tch::set_num_threads(1);
+        let size = world.size() as usize;
+        let dp = size / 2; // 1 x 2 at 2 ranks, 2 x 2 at 4
+        let mut id = std::process::id(); // rank 0's: one folder for the whole job
+        world.process_at_rank(0).broadcast_into(&mut id);
+        let dir = std::env::temp_dir().join(format!("ch07-resume-{size}-{id}"));
+        let k = 3; // steps before the stop
+        // GPipe on 2 ranks, 1F1B (the default) on 2 pipelines of 2 stages.
+        let schedule = if dp == 1 { Kind::GPipe } else { Kind::OneFOneB };
+        let straight_cfg = PipeConfig { dp, schedule, ..tiny(2 * k) };
+        let mut straight = PipeTrainer::new(world, straight_cfg.clone(), learner_transfer(), Device::Cpu)?;
+        let straight_losses = train(&mut straight)?;
+        // The first half, writing its checkpoint at step k; then a fresh trainer resumes.
+        let first = PipeConfig {
+            checkpoint: Some(dir.clone()),
+            every: k,
+            steps: k,
+            ..straight_cfg.clone()
+        };
+        train(&mut PipeTrainer::new(world, first.clone(), learner_transfer(), Device::Cpu)?)?;
+        world.barrier(); // every stage has written its file
+        let second = PipeConfig { resume: true, steps: 2 * k, ..first };
+        let mut resumed = PipeTrainer::new(world, second, learner_transfer(), Device::Cpu)?;
+        let mine = (|| {
+            if resumed.step != k {
+                return Err(format!("resumed at step {}, expected {k}", resumed.step));
+            }
+            Ok(())
+        })();
+        toolkit::lockstep::agree(world, mine)?;
+        let resumed_losses = train(&mut resumed)?;
+        world.barrier();
+        if world.rank() == 0 {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+        let stage = resumed.grid.stage;
+        let mine = (|| {
+            if resumed_losses[..] != straight_losses[k as usize..] {
+                return Err(format!(
+                    "losses of steps {}..={}: straight {:?}, stopped and resumed {resumed_losses:?}",
+                    k + 1, 2 * k, &straight_losses[k as usize..]
+                ));
+            }
+            for (what, a, b) in [
+                ("parameters", &straight.stage.params, &resumed.stage.params),
+                ("Adam's first moments", &straight.opt.m, &resumed.opt.m),
+                ("Adam's second moments", &straight.opt.v, &resumed.opt.v),
+            ] {
+                let (a, b) = (bits(a), bits(b));
+                if let Some(j) = (0..a.len()).find(|&j| a[j] != b[j]) {
+                    return Err(format!(
+                        "stage {stage} after {} steps: {what} differ at value {j}: straight {}, stopped and resumed {}",
+                        2 * k, f64::from_bits(a[j]), f64::from_bits(b[j])
+                    ));
+                }
+            }
+            Ok(())
+        })();
+        toolkit::lockstep::agree(world, mine)
+    }
+}
+
+/// Loads `dir`'s file of stage `s` of `p` into a fresh stage of `shape` (Adam's state
+/// too); its step.
+fn load_stage(dir: &Path, shape: Shape, s: usize, p: usize) -> Result<u64, String> {
+    let blocks = toolkit::split::block_range(shape.depth, p, s);
+    let st = StageModel::new(shape, blocks, s == 0, s + 1 == p, 7, Device::Cpu);
+    let mut named: Vec<(String, Tensor)> = st
+        .names
+        .iter()
+        .cloned()
+        .zip(st.params.iter().map(Tensor::zeros_like))
+        .collect();
+    for tag in ["adam_m", "adam_v"] {
+        let more: Vec<(String, Tensor)> = st
+            .names
+            .iter()
+            .zip(&st.params)
+            .map(|(n, t)| (format!("{tag}.{n}"), t.zeros_like()))
+            .collect();
+        named.extend(more);
+    }
+    pipe_ckpt::load(&pipe_ckpt::path(dir, s), s, p, &mut named)
+}
+
+#[test]
+fn a_killed_rank_ends_the_job_and_every_stage_checkpoint_survives() {
+    let dir = std::env::temp_dir().join(format!("ch07-fault-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let args = [
+        "--digits", "2", "--width", "16", "--depth", "3", "--batch", "12", "--micro", "2",
+        "--steps", "100000", "--report", "100000", "--every", "2", "--quiet",
+    ];
+    let out = Job::new(env!("CARGO_BIN_EXE_train"))
+        .ranks(3)
+        .args(args)
+        .args(["--checkpoint", dir.to_str().unwrap()])
+        .env("CH07_KILL_RANK", "1") // the middle stage
+        .env("CH07_KILL_AT_STEP", "5")
+        .timeout(Duration::from_secs(60))
+        .run()
+        .expect("mpirun");
+    let text = out.text();
+    assert!(
+        !out.success() && !out.timed_out,
+        "the job went on without rank 1:\n{text}"
+    );
+    assert!(
+        out.wall < Duration::from_secs(20),
+        "took {:?} to end:\n{text}",
+        out.wall
+    );
+    assert!(
+        text.contains("rank 1") && (text.contains("signal 9") || text.contains("Killed")),
+        "no message naming the killed rank:\n{text}"
+    );
+    // Rank 1 died after step 5, before step 6: every stage's last file is step 4's, whole
+    // (checksum), never a half-written one (a save writes FILE.tmp, then renames).
+    let shape = tiny(0).shape;
+    let shape = Shape { depth: 3, ..shape };
+    for s in 0..3 {
+        let step = load_stage(&dir, shape, s, 3)
+            .unwrap_or_else(|e| panic!("stage {s}'s checkpoint unusable: {e}\n{text}"));
+        assert_eq!(
+            step, 4,
+            "stage {s}: the last checkpoint before the kill at step 5"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let said = text
+        .lines()
+        .find(|l| l.contains("signal 9") || l.contains("Killed"))
+        .unwrap_or("");
+    println!(
+        "rank 1 killed at step 5: job ended in {:.1} s ({}); stages 0..3 checkpoints of step 4 intact",
+        out.wall.as_secs_f64(),
+        said.trim()
+    );
+}
+
+#[test]
+fn a_cut_or_changed_checkpoint_is_refused() {
+    let dir = std::env::temp_dir().join(format!("ch07-cut-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = pipe_ckpt::path(&dir, 0);
+    let t = Tensor::from_slice(&[1.0f64, 2.0, 3.0]);
+    pipe_ckpt::save(&file, 9, 0, 2, &[("w".into(), t.shallow_clone())]).unwrap();
+    assert!(
+        !file.with_extension("ckpt.tmp").exists(),
+        "the temporary file was left"
+    );
+    let mut into = [("w".to_string(), t.zeros_like())];
+    assert_eq!(pipe_ckpt::load(&file, 0, 2, &mut into), Ok(9));
+    assert_eq!(bits(&[into[0].1.shallow_clone()]), bits(&[t]));
+    let whole = std::fs::read(&file).unwrap();
+    let mut refused = |bytes: &[u8], s: usize, needle: &str| {
+        std::fs::write(&file, bytes).unwrap();
+        match pipe_ckpt::load(&file, s, 2, &mut into) {
+            Err(e) => assert!(e.contains(needle), "{needle}: {e}"),
+            Ok(step) => panic!("accepted ({needle}): step {step}"),
+        }
+    };
+    refused(&whole[..whole.len() - 5], 0, "truncated");
+    let mut flipped = whole.clone();
+    flipped[40] ^= 1;
+    refused(&flipped, 0, "checksum");
+    refused(&whole, 1, "stage 0 of 2");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_settings_fail_in_one_line_before_any_communication() {
+    let cases: [(&[&str], &str); 6] = [
+        (&["--depth", "2"], "4 stages but the model has 2 blocks"),
+        (
+            &["--batch", "30", "--micro", "4"],
+            "batch 30 does not cut into 1 replica(s) x 4 micro-batches",
+        ),
+        (&["--dp", "3"], "--dp 3: 4 ranks are not a multiple of it"),
+        (&["--micro", "0"], "micro-batches of equal size"),
+        (&["--schedule", "zigzag"], "unknown --schedule `zigzag`"),
+        (&["--resume"], "--resume needs --checkpoint"),
+    ];
+    for (args, needle) in cases {
+        let start = std::time::Instant::now();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_train"))
+            .args(args)
+            .env("NP", "4")
+            .env_remove("OMPI_COMM_WORLD_SIZE")
+            .env_remove("PMI_SIZE")
+            .output()
+            .expect("run train");
+        let took = start.elapsed();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} was accepted");
+        assert_eq!(err.lines().count(), 1, "{args:?}: not one line:\n{err}");
+        assert!(
+            err.starts_with("train: ") && err.contains(needle),
+            "{args:?}: {err}"
+        );
+        assert!(
+            !err.contains("re-launching") && out.stdout.is_empty(),
+            "{args:?}: mpirun was started: {err}"
+        );
+        assert!(took < Duration::from_secs(5), "{args:?}: took {took:?}");
+    }
+}
