@@ -1,6 +1,289 @@
-//! Benchmark (placeholder until the measured sweep is written): see the book's trainer
-//! page. Run: `make bench CH=07`.
+//! Benchmark: the pipeline's bubble, its stored activations and its throughput, GPipe
+//! against 1F1B, at p = 2 and 4 stages (one mpirun each, started by this program) and
+//! m = 1, 2, 4, 8, 16 micro-batches, next to the same model trained in one process.
+//!
+//! Run: `make bench CH=07` (release build, with the solutions). Per (p, schedule, m): the
+//! bubble `(p-1)/(m+p-1)` and the measured one (the stages' time outside their forwards
+//! and backwards, from the barrier that starts a step to the end of its last stage,
+//! averaged over steps), the most micro-batches whose activations each stage held at once
+//! (counted at the transfer calls: a forward's activation moves on, its gradient comes
+//! back), what those held activations weigh on the largest stage, and samples/s. Expect
+//! the measured bubble to follow the formula down as m grows, GPipe's held activations to
+//! grow with m while 1F1B's stay at p - s on stage s, and one process ahead of the
+//! pipeline (a pipeline is for models that do not fit one device, not for speed on one
+//! machine's cores). On 2 cores, p = 4 oversubscribes the cores: see the notes printed
+//! under the table. Writes target/workbook/ch07/pipe_bench.csv.
+
+use ch07::pipe_config::PipeConfig;
+use ch07::pipe_train::{learner_transfer, place, PipeTrainer};
+use ch07::plan::Kind;
+use ch07::schedule_check::{bubble_formula, check, UNIT};
+use ch07::stage_model::{whole, StageModel};
+use ch07::wire::{SendRequest, Transfer};
+use mpi::collective::SystemOperation;
+use mpi::request::LocalScope;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+use tabled::Tabled;
+use tch::{Device, Tensor};
+use toolkit::bench::{at_rank_counts, tagged};
+use toolkit::report::{print_and_save, Timing};
+
+const RANKS: [u32; 3] = [1, 2, 4];
+const MICRO: [usize; 5] = [1, 2, 4, 8, 16];
+const WARMUP: u64 = 3;
+const STEPS: u64 = 40;
+const BATCH: usize = 256;
+const WIDTH: i64 = 128;
+const DEPTH: usize = 8;
+
+#[derive(Tabled)]
+struct Row {
+    #[tabled(rename = "p")]
+    p: String,
+    #[tabled(rename = "schedule")]
+    schedule: String,
+    #[tabled(rename = "m")]
+    m: String,
+    #[tabled(rename = "bubble (p-1)/(m+p-1)")]
+    formula: String,
+    #[tabled(rename = "measured bubble")]
+    measured: String,
+    #[tabled(rename = "peak held per stage")]
+    held: String,
+    #[tabled(rename = "held KiB (largest stage)")]
+    kib: String,
+    #[tabled(rename = "samples/s")]
+    rate: String,
+    #[tabled(rename = "vs one process")]
+    versus: String,
+}
 
 fn main() {
-    println!("pipe_bench: not written yet (see chapters/ch07-pipeline/README.md)");
+    if toolkit::launch::under_mpirun() {
+        let universe = toolkit::spmd::start_rank();
+        inner(&universe.world());
+        return;
+    }
+    let mut rows = vec![];
+    let mut one = f64::NAN;
+    for (np, lines) in at_rank_counts(&RANKS, Duration::from_secs(300)) {
+        if np == 1 {
+            let line = tagged(&lines, "ONE ").next();
+            one = line.and_then(|l| l.parse().ok()).unwrap_or(f64::NAN);
+            rows.push(Row {
+                p: "1 (one process)".into(),
+                schedule: "-".into(),
+                m: "1".into(),
+                formula: "-".into(),
+                measured: "-".into(),
+                held: "1".into(),
+                kib: format!("{:.0}", held_kib(DEPTH, BATCH, 1)),
+                rate: format!("{one:.0}"),
+                versus: "1.00x".into(),
+            });
+            continue;
+        }
+        for line in tagged(&lines, "ROW ") {
+            let f: Vec<&str> = line.split(',').collect();
+            let (m, rate): (usize, f64) = (f[1].parse().unwrap(), f[5].parse().unwrap());
+            rows.push(Row {
+                p: np.to_string(),
+                schedule: f[0].into(),
+                m: m.to_string(),
+                formula: format!("{:.1}%", 100.0 * bubble_formula(np as usize, m)),
+                measured: format!("{:.1}%", 100.0 * f[2].parse::<f64>().unwrap()),
+                held: f[3].replace(' ', "/"),
+                kib: f[4].into(),
+                rate: format!("{rate:.0}"),
+                versus: format!("{:.2}x", rate / one),
+            });
+        }
+        for note in tagged(&lines, "NOTE ") {
+            println!("p = {np}: {note}");
+        }
+    }
+    let path = print_and_save(&rows, "ch07/pipe_bench.csv").expect("write csv");
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!(
+        "model: {DEPTH} residual blocks of width {WIDTH} (f64), 3-digit addition, batch {BATCH}, Adam; \
+         {WARMUP} warm-up + {STEPS} timed steps per row; this machine: {cores} core(s)"
+    );
+    println!(
+        "one process: the whole model on the whole batch at once, LibTorch on {cores} thread(s); \
+         each pipeline rank runs LibTorch on max(1, {cores} / p) thread(s)"
+    );
+    println!(
+        "held: micro-batches whose forward is done and backward is not, counted on each stage \
+         (they equal the schedule checker's count on paper); KiB: held x {DEPTH}/p blocks x 2 saved \
+         tensors (each block's input and its ReLU output) x rows x width x 8 bytes"
+    );
+    println!(
+        "measured bubble: 1 - (time in forward and backward, summed over stages) / (p x the \
+         step's wall time, barrier to the last stage's end), averaged over steps: it also \
+         counts the copies and messages between stages as idle"
+    );
+    if cores < 4 {
+        println!(
+            "limits on {cores} cores: at p = 2 each stage has a core; at p = 4 two stages share \
+             each core, and a stage waiting in a receive does not sleep: MPI polls for the message \
+             and takes core time from the stage computing beside it, so compute spans stretch \
+             and the measured bubble is not the schedule's alone"
+        );
+    }
+    println!("wrote {}", path.display());
+}
+
+/// Saved activations of `held` micro-batches of a batch of `rows` rows through `blocks`
+/// blocks, in KiB.
+fn held_kib(blocks: usize, rows: usize, held: usize) -> f64 {
+    (held * blocks * 2 * rows * WIDTH as usize * 8) as f64 / 1024.0
+}
+
+fn inner(world: &SimpleCommunicator) {
+    if world.size() == 1 {
+        println!("ONE {:.1}", one_process());
+        return;
+    }
+    let p = world.size() as usize;
+    let device = place(world, false);
+    for kind in [Kind::GPipe, Kind::OneFOneB] {
+        for m in MICRO {
+            let (bubble, rate, held) = pipeline(world, kind, m, device);
+            let mut all = vec![0u64; p];
+            world.all_gather_into(&(held as u64), &mut all[..]);
+            let paper = check(&ch07::choose::schedule_for(kind, p, m), m, UNIT).expect("schedule");
+            let on_paper: Vec<u64> = paper
+                .stages
+                .iter()
+                .map(|s| s.peak_in_flight as u64)
+                .collect();
+            let most = *all.iter().max().unwrap() as usize;
+            let kib = held_kib(DEPTH / p, BATCH / m, most);
+            if world.rank() == 0 {
+                let text: Vec<String> = all.iter().map(u64::to_string).collect();
+                println!(
+                    "ROW {kind:?},{m},{bubble},{},{kib:.0},{rate}",
+                    text.join(" ")
+                );
+                if all != on_paper {
+                    println!("NOTE {kind:?} m = {m}: held {all:?}, on paper {on_paper:?}");
+                }
+            }
+        }
+    }
+}
+
+/// Trains a fresh pipeline of `kind` with `m` micro-batches: (measured bubble, samples/s,
+/// the most micro-batches this stage held at once).
+fn pipeline(world: &SimpleCommunicator, kind: Kind, m: usize, device: Device) -> (f64, f64, usize) {
+    let mut cfg = PipeConfig {
+        batch: BATCH,
+        micro: m,
+        schedule: kind,
+        quiet: true,
+        ..PipeConfig::default()
+    };
+    cfg.shape.width = WIDTH;
+    cfg.shape.depth = DEPTH;
+    let mut t = PipeTrainer::new(world, cfg, counting_transfer(), device).expect("trainer");
+    for _ in 0..WARMUP {
+        t.train_step().expect("step");
+    }
+    HELD.with(|h| *h.borrow_mut() = (BTreeSet::new(), 0));
+    let mut bubble = 0.0;
+    world.barrier();
+    let start = Instant::now();
+    for _ in 0..STEPS {
+        t.train_step().expect("step");
+        // The step ends when its last stage does (all started together, at a barrier).
+        let (mut end, mut busy) = (0.0, 0.0);
+        world.all_reduce_into(&t.wall, &mut end, SystemOperation::max());
+        world.all_reduce_into(&t.trace.busy(), &mut busy, SystemOperation::sum());
+        bubble += 1.0 - busy / (world.size() as f64 * end);
+    }
+    let wall = Timing::over_ranks(world, start.elapsed().as_secs_f64()).max;
+    let held = HELD.with(|h| h.borrow().1);
+    (
+        bubble / STEPS as f64,
+        (STEPS as usize * BATCH) as f64 / wall,
+        held,
+    )
+}
+
+thread_local! {
+    /// The micro-batches this stage holds activations of now, and the most held at once.
+    static HELD: RefCell<(BTreeSet<i32>, usize)> = const { RefCell::new((BTreeSet::new(), 0)) };
+}
+
+/// A micro-batch's forward moved an activation (`true`) or its backward a gradient.
+fn note(tag: i32, forward: bool) {
+    HELD.with(|h| {
+        let (set, peak) = &mut *h.borrow_mut();
+        match forward {
+            true => set.insert(tag),
+            false => set.remove(&tag),
+        };
+        *peak = (*peak).max(set.len());
+    });
+}
+
+/// Ex 7.2's send, noting what it moves: an activation goes to the next stage.
+fn counting_send<'a, 'b>(
+    comm: &SimpleCommunicator,
+    to: usize,
+    tag: i32,
+    t: &Tensor,
+    shape: &[i64],
+    buf: &'a mut Vec<f64>,
+    scope: &'b LocalScope<'a>,
+) -> Result<SendRequest<'a, 'b>, String> {
+    note(tag, to > comm.rank() as usize);
+    (learner_transfer().send)(comm, to, tag, t, shape, buf, scope)
+}
+
+/// Ex 7.2's receive, noting what it moves: an activation comes from the stage before.
+fn counting_recv(
+    comm: &SimpleCommunicator,
+    from: usize,
+    tag: i32,
+    shape: &[i64],
+    device: Device,
+) -> Result<Tensor, String> {
+    note(tag, from < comm.rank() as usize);
+    (learner_transfer().recv)(comm, from, tag, shape, device)
+}
+
+fn counting_transfer() -> Transfer {
+    Transfer {
+        send: counting_send,
+        recv: counting_recv,
+    }
+}
+
+/// The same model and optimizer in one process, on the whole batch at once (LibTorch on
+/// every core): samples/s.
+fn one_process() -> f64 {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    tch::set_num_threads(cores as i32);
+    let mut cfg = PipeConfig::default();
+    cfg.shape.width = WIDTH;
+    cfg.shape.depth = DEPTH;
+    let mut model = whole(cfg.shape, cfg.seed, Device::Cpu);
+    let mut opt =
+        ch07::optim::Optimizer::new(ch07::optim::Rule::Adam { lr: cfg.lr }, &model.params);
+    let mut step = |i: u64| {
+        let (x, y) = cfg.shape.task.train_batch(cfg.seed, i, BATCH);
+        model.zero_grad();
+        StageModel::loss(&model.forward(&x), &y).backward();
+        let grads = model.grads();
+        opt.step(&mut model.params, &grads);
+    };
+    (0..WARMUP).for_each(&mut step);
+    let start = Instant::now();
+    (WARMUP..WARMUP + STEPS).for_each(&mut step);
+    (STEPS as usize * BATCH) as f64 / start.elapsed().as_secs_f64()
 }
