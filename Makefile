@@ -168,5 +168,7 @@ ifeq ($(CH),07)
 	  cargo test -q -p ch07-pipeline --features solution --test planted_schedule_mistakes -- --nocapture --test-threads=1 2>&1 \
 	  | sed 's/^\.*//' | grep -v -e '^running ' -e '^test result' \
 	  | awk 'NF { for (; n > 0; n--) print ""; print; next } { n++ }'; } > book/src/ch07-pipeline/output/planted-schedules.txt
-	@echo "outputs: wrote chapter 7's planted schedule mistakes"
+	{ echo '$$ make bench CH=07'; \
+	  cargo run -q --release -p ch07-pipeline --features solution --bin pipe_bench 2>&1; } > book/src/ch07-pipeline/output/pipe_bench.txt
+	@echo "outputs: wrote chapter 7's planted schedule mistakes and the benchmark"
 endif
