@@ -3,7 +3,7 @@
 //!
 //! Run: `make run CH=07 SOLUTION=1` (or `cargo run --release -p ch07-pipeline --features
 //! solution --bin train -- --help`). Expect: a header (model, stages and their blocks,
-//! schedule, micro-batches), then a fixed-width line every 100 steps: step, loss,
+//! schedule, micro-batches), then a fixed-width line every 500 steps (--report): step, loss,
 //! exact-match accuracy on held-out problems, samples/s and the measured bubble share.
 //! `--trace FILE` also writes the last step's timeline as FILE.json and FILE.svg.
 
