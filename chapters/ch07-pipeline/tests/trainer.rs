@@ -148,7 +148,7 @@ fn a_killed_rank_ends_the_job_and_every_stage_checkpoint_survives() {
         "--digits", "2", "--width", "16", "--depth", "3", "--batch", "12", "--micro", "2",
         "--steps", "100000", "--report", "100000", "--every", "2", "--quiet",
     ];
-    let out = Job::new(env!("CARGO_BIN_EXE_train"))
+    let out = Job::new(env!("CARGO_BIN_EXE_pipeline"))
         .ranks(3)
         .args(args)
         .args(["--checkpoint", dir.to_str().unwrap()])
@@ -240,7 +240,7 @@ fn bad_settings_fail_in_one_line_before_any_communication() {
     ];
     for (args, needle) in cases {
         let start = std::time::Instant::now();
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_train"))
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_pipeline"))
             .args(args)
             .env("NP", "4")
             .env_remove("OMPI_COMM_WORLD_SIZE")
@@ -252,7 +252,7 @@ fn bad_settings_fail_in_one_line_before_any_communication() {
         assert!(!out.status.success(), "{args:?} was accepted");
         assert_eq!(err.lines().count(), 1, "{args:?}: not one line:\n{err}");
         assert!(
-            err.starts_with("train: ") && err.contains(needle),
+            err.starts_with("pipeline: ") && err.contains(needle),
             "{args:?}: {err}"
         );
         assert!(

@@ -2,7 +2,7 @@
 //! (default 4): NP / dp stages per pipeline, `--dp` pipelines.
 //!
 //! Run: `make run CH=07 SOLUTION=1` (or `cargo run --release -p ch07-pipeline --features
-//! solution --bin train -- --help`). Expect: a header (model, stages and their blocks,
+//! solution --bin pipeline -- --help`). Expect: a header (model, stages and their blocks,
 //! schedule, micro-batches), then a fixed-width line every 500 steps (--report): step, loss,
 //! exact-match accuracy on held-out problems, samples/s and the measured bubble share.
 //! `--trace FILE` also writes the last step's timeline as FILE.json and FILE.svg.
@@ -30,7 +30,7 @@ fn main() {
     let cfg = match pipe_config::parse(&args, ranks_from_env()) {
         Ok(cfg) => cfg,
         Err(why) => {
-            eprintln!("train: {why}");
+            eprintln!("pipeline: {why}");
             std::process::exit(2);
         }
     };
@@ -39,7 +39,7 @@ fn main() {
     let code = match run(&world, cfg) {
         Ok(()) => 0,
         Err(why) => {
-            eprintln!("train: rank {}: {why}", world.rank());
+            eprintln!("pipeline: rank {}: {why}", world.rank());
             1
         }
     };
