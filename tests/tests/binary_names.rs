@@ -15,12 +15,19 @@ fn no_two_chapters_share_a_binary_name() {
     for chapter in chapters.flatten() {
         let bins = chapter.path().join("src/bin");
         for bin in std::fs::read_dir(&bins).into_iter().flatten().flatten() {
-            let name = bin.file_name().to_string_lossy().trim_end_matches(".rs").to_string();
+            let name = bin
+                .file_name()
+                .to_string_lossy()
+                .trim_end_matches(".rs")
+                .to_string();
             let owner = chapter.file_name().to_string_lossy().into_owned();
             seen.entry(name).or_default().push(owner);
         }
     }
     let shared: Vec<_> = seen.iter().filter(|(_, owners)| owners.len() > 1).collect();
-    assert!(shared.is_empty(), "binary names used by more than one chapter: {shared:?}");
+    assert!(
+        shared.is_empty(),
+        "binary names used by more than one chapter: {shared:?}"
+    );
     assert!(seen.len() > 10, "found only {seen:?}: is the walk right?");
 }

@@ -231,7 +231,9 @@ impl Job {
             .spawn()
             .map_err(|e| format!("cannot start {cmd:?}: {e}"))?;
         let stderr = child.stderr.take().expect("piped");
-        let forward = thread::spawn(move || forward_without_noise(stderr, &mut std::io::stderr()));
+        let forward = thread::spawn(move || {
+            crate::launcher_output::forward_without_noise(stderr, &mut std::io::stderr())
+        });
         let result = crate::session::wait_or_kill(&mut child, self.timeout);
         let (omitted, reports) = forward.join().unwrap_or_default();
         let reports: Vec<&str> = reports.iter().map(String::as_str).collect();
@@ -253,75 +255,6 @@ impl Job {
             )),
         }
     }
-}
-
-/// Lines of Open MPI's or MPICH's own that say nothing a learner can act on.
-pub fn launcher_noise(text: &str) -> bool {
-    const NOISE: [&str; 13] = [
-        "more process has sent help message",
-        "orte_base_help_aggregate",
-        "ORTE_ERROR_LOG",
-        "MPI_ABORT was invoked",
-        "NOTE: invoking MPI_ABORT",
-        "You may or may not see output",
-        "exited on signal",
-        "Primary job  terminated normally",
-        "Per user-direction, the job has been aborted",
-        "BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES",
-        "CLEANING UP REMAINING PROCESSES",
-        "YOU CAN IGNORE THE BELOW CLEANUP MESSAGES",
-        "mpirun detected that one or more processes exited with non-zero status",
-    ];
-    let t = text.trim();
-    t.is_empty() || is_banner_rule(t) || NOISE.iter().any(|n| t.contains(n))
-}
-
-/// A launcher's framing line: `-----...` (Open MPI) or `=====...` (MPICH).
-fn is_banner_rule(t: &str) -> bool {
-    t.len() >= 20 && (t.chars().all(|c| c == '-') || t.chars().all(|c| c == '='))
-}
-
-/// Copies a job's stderr to ours, leaving out the launcher's blocks (framed by rules) that
-/// only report a rank that ended badly, and its stray internal lines. Returns whether
-/// anything was left out, and the lines that came through (for the deadlock hint).
-fn forward_without_noise(stream: impl Read, err: &mut impl std::io::Write) -> (bool, Vec<String>) {
-    let mut omitted = false;
-    let mut passed = vec![];
-    let mut block: Option<Vec<String>> = None;
-    for line in BufReader::new(stream).split(b'\n').map_while(Result::ok) {
-        let line = String::from_utf8_lossy(&line).into_owned();
-        let rule = is_banner_rule(line.trim());
-        match block.as_mut() {
-            None if rule => block = Some(vec![line]),
-            // `[host:pid] ...`: the launcher's internal lines.
-            None if line.starts_with('[') && launcher_noise(&line) => omitted = true,
-            None => {
-                let _ = writeln!(err, "{line}");
-                passed.push(line);
-            }
-            Some(lines) => {
-                lines.push(line);
-                if rule {
-                    let lines = block.take().unwrap_or_default();
-                    let noise = lines.iter().any(|l| {
-                        !is_banner_rule(l.trim()) && launcher_noise(l) && !l.trim().is_empty()
-                    });
-                    if noise {
-                        omitted = true;
-                    } else {
-                        lines.iter().for_each(|l| {
-                            let _ = writeln!(err, "{l}");
-                        });
-                    }
-                }
-            }
-        }
-    }
-    // An unclosed block is printed: it may be the only explanation there is.
-    for l in block.unwrap_or_default() {
-        let _ = writeln!(err, "{l}");
-    }
-    (omitted, passed)
 }
 
 /// Reads a stream into lines on a thread, splitting off the launcher's rank prefix.
@@ -369,23 +302,6 @@ fn split_rank(line: &str, stream: Stream, flavor: Flavor) -> Line {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_ranks_bad_end_is_left_out_and_a_launch_failure_is_kept() {
-        let rule = "-".repeat(74);
-        let text = format!(
-            "hybrid: --threads 0: use --threads 1 or more\n{rule}\nPrimary job  terminated \
-             normally, but 1 process returned\na non-zero exit code.\n{rule}\n{rule}\n\
-             mpirun was unable to launch the specified application\n{rule}\n"
-        );
-        let mut out = Vec::new();
-        let (omitted, _) = forward_without_noise(text.as_bytes(), &mut out);
-        let out = String::from_utf8(out).unwrap();
-        assert!(omitted);
-        assert!(out.starts_with("hybrid: --threads 0"), "{out}");
-        assert!(!out.contains("Primary job"), "{out}");
-        assert!(out.contains("unable to launch"), "{out}");
-    }
 
     #[test]
     fn rank_prefixes_are_split() {

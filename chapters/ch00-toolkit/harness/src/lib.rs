@@ -34,6 +34,7 @@ pub mod errors;
 pub mod intercept;
 pub mod job;
 pub mod launch;
+pub mod launcher_output;
 pub mod lockstep;
 pub mod ops;
 pub mod panics;

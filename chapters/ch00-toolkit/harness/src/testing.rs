@@ -175,7 +175,9 @@ pub fn learner_view(out: &Outcome) -> String {
 fn readable(out: &Outcome) -> String {
     let mut text = String::new();
     let said = out.lines.iter().filter(|l| {
-        l.rank.is_some() && !l.is_libtest_noise() && !crate::launch::launcher_noise(&l.text)
+        l.rank.is_some()
+            && !l.is_libtest_noise()
+            && !crate::launcher_output::launcher_noise(&l.text)
     });
     let said: Vec<_> = said.collect();
     for l in &said {
@@ -199,7 +201,7 @@ fn readable(out: &Outcome) -> String {
     }
     let launcher = out.lines.iter().filter(|l| l.rank.is_none());
     for l in launcher
-        .filter(|l| !crate::launch::launcher_noise(&l.text))
+        .filter(|l| !crate::launcher_output::launcher_noise(&l.text))
         .take(8)
     {
         text.push_str(&format!("  mpirun | {}\n", l.text));
