@@ -3,13 +3,15 @@
 #![allow(unused_variables)] // the stub does not use its arguments yet
 #![allow(unused_imports)] // imported for your answer: unused until you write it
 
-use crate::cost::{predict, Algorithm, CostModel};
+use crate::cost::{predict, Algorithm, Costs};
 
 // ANCHOR: choose_algorithm
 /// The faster of [`Algorithm::RecursiveDoubling`] and [`Algorithm::SegmentedRing`] for
 /// an allreduce of `bytes` bytes over `p` ranks, by the times [`crate::cost::predict`]
-/// gives. On a tie (p = 1, or equal times) recursive doubling: fewer messages.
-pub fn choose_algorithm(model: &CostModel, p: usize, bytes: usize) -> Algorithm {
+/// gives with `model` (one [`crate::cost::CostModel`], or a whole
+/// [`crate::cost::Machine`] with a regime per size). On a tie (p = 1, or equal times)
+/// recursive doubling: fewer messages.
+pub fn choose_algorithm(model: &impl Costs, p: usize, bytes: usize) -> Algorithm {
     // TODO(ex 3.5): compare the two predicted times, return the smaller
     todo!("ex 3.5: choose recursive doubling or the segmented ring by predicted time")
 }

@@ -53,104 +53,252 @@ impl Algorithm {
     }
 }
 
-/// The machine as the algorithms see it: a link (alpha, beta) and a reduction speed.
+/// Open MPI's shared-memory eager limit (`btl_vader_eager_limit`, 4 KiB): smaller
+/// messages are copied into the receiver's queue at once; from this size on they wait
+/// for a handshake. (MPICH's limit differs; the ping-pong of chapter 1 shows the step.)
+pub const EAGER_LIMIT: usize = 4 << 10;
+
+/// The machine as the algorithms see it at one size: a link (alpha, beta), a reduction
+/// speed, and the price of fresh memory.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CostModel {
     /// Latency (seconds) and bandwidth (bytes per second) of one message.
     pub link: AlphaBeta,
     /// Seconds to reduce one byte (`acc ∘= other`, reading both, writing one).
     pub gamma: f64,
+    /// Latency (seconds) of a message of [`EAGER_LIMIT`] bytes or more: such a message
+    /// waits for a handshake (rendezvous) before its data moves; `link.alpha` is the
+    /// latency of the smaller, eager ones.
+    pub rendezvous: f64,
+    /// Seconds per byte of a buffer the algorithm allocates (`xs.to_vec()`, an inbox):
+    /// the copy, plus the page faults of memory the process has not touched before.
+    pub fresh: f64,
 }
 
 // ANCHOR: predict
+/// The costs as a function of the size of what they apply to: a [`CostModel`] is one
+/// regime for every size; a [`Machine`] has one per size (caches, then DRAM).
+pub trait Costs {
+    /// The model for a message, a reduction or a buffer of `bytes` bytes.
+    fn at(&self, bytes: usize) -> CostModel;
+}
+
+impl Costs for CostModel {
+    fn at(&self, _bytes: usize) -> CostModel {
+        *self
+    }
+}
+
 /// The time the model predicts for `alg` to allreduce `bytes` bytes over `p` ranks.
 ///
-/// With `n = bytes`, `c = n / p` (one chunk), `m(x) = alpha + x / beta`:
-/// - ring: `2(p-1)` messages of `c`, `(p-1)` chunks reduced:
-///   `2(p-1)·alpha + 2(p-1)/p·n/beta + (p-1)/p·n·gamma`;
-/// - segmented ring: the same bytes, but each reduce-scatter step sends
-///   `k = ceil(c / SEGMENT_BYTES)` messages: `(p-1)(k+1)·alpha + ...`;
+/// With `n = bytes`, `c = n / p` (one chunk), and, each with the costs of its own size:
+/// `m(x) = alpha + x / beta` (a message; alpha is `rendezvous` from [`EAGER_LIMIT`]
+/// bytes on), `r(x) = x·gamma` (a reduction), `f(x) = x·fresh` (a new buffer):
+/// - ring: `2(p-1)` messages of `c`, `(p-1)` chunks reduced, a copy of `xs` and an
+///   inbox: `2(p-1)·m(c) + (p-1)·r(c) + f(n) + f(c)`;
+/// - segmented ring: the same, but each reduce-scatter step sends
+///   `k = ceil(c / SEGMENT_BYTES)` messages: `(p-1)(k-1)` more latencies;
 /// - recursive doubling over `q = 2^floor(log2 p)` ranks: `log2 q` rounds of
-///   `m(n) + n·gamma`, plus, when `p > q`, one fold-in `m(n) + n·gamma` and one
-///   fold-out `m(n)`;
+///   `m(n) + r(n)`, plus, when `p > q`, one fold-in `m(n) + r(n)` and one fold-out
+///   `m(n)`; buffers: the copy and a whole vector to receive into, `2·f(n)`;
 /// - naive: rank 0 receives and reduces `p-1` vectors, then sends `p-1`:
-///   `2(p-1)·m(n) + (p-1)·n·gamma`;
-/// - MPI: the better of ring and recursive doubling (what a tuned library picks).
-///
-/// Every algorithm of ours also starts by copying `xs` into its result: `n·gamma` more.
-pub fn predict(alg: Algorithm, model: &CostModel, p: usize, bytes: usize) -> f64 {
-    let (n, pf) = (bytes as f64, p as f64);
-    let (alpha, beta, gamma) = (model.link.alpha, model.link.beta, model.gamma);
-    let msg = |x: f64| alpha + x / beta;
+///   `2(p-1)·m(n) + (p-1)·r(n) + 2·f(n)`;
+/// - MPI: the better of ring and recursive doubling (what a tuned library picks), with
+///   one new buffer, its result: `f(n)`.
+pub fn predict(alg: Algorithm, costs: &impl Costs, p: usize, bytes: usize) -> f64 {
+    let pf = p as f64;
     if p <= 1 {
         return 0.0;
     }
-    let copy = if alg == Algorithm::Mpi {
-        0.0
-    } else {
-        n * gamma
+    let latency = |x: usize| {
+        let m = costs.at(x);
+        if x >= EAGER_LIMIT {
+            m.rendezvous
+        } else {
+            m.link.alpha
+        }
     };
-    copy + match alg {
-        Algorithm::Ring => (pf - 1.0) * (2.0 * msg(n / pf) + n / pf * gamma),
+    let msg = |x: usize| latency(x) + x as f64 / costs.at(x).link.beta;
+    let reduce = |x: usize| x as f64 * costs.at(x).gamma;
+    let fresh = |x: usize| x as f64 * costs.at(x).fresh;
+    let c = bytes / p;
+    match alg {
+        Algorithm::Ring => fresh(bytes) + fresh(c) + (pf - 1.0) * (2.0 * msg(c) + reduce(c)),
         Algorithm::SegmentedRing => {
-            let k = (bytes / p).div_ceil(SEGMENT_BYTES).max(1) as f64;
-            predict(Algorithm::Ring, model, p, bytes) - n * gamma + (pf - 1.0) * (k - 1.0) * alpha
+            let k = c.div_ceil(SEGMENT_BYTES).max(1) as f64;
+            let extra = (pf - 1.0) * (k - 1.0) * latency(SEGMENT_BYTES);
+            predict(Algorithm::Ring, costs, p, bytes) + extra
         }
         Algorithm::RecursiveDoubling => {
             let q = 1usize << p.ilog2();
-            let rounds = f64::from(q.ilog2()) * (msg(n) + n * gamma);
-            let fold = if p > q { 2.0 * msg(n) + n * gamma } else { 0.0 };
-            rounds + fold
+            let rounds = f64::from(q.ilog2()) * (msg(bytes) + reduce(bytes));
+            let fold = if p > q {
+                2.0 * msg(bytes) + reduce(bytes)
+            } else {
+                0.0
+            };
+            2.0 * fresh(bytes) + rounds + fold
         }
-        Algorithm::Naive => (pf - 1.0) * (2.0 * msg(n) + n * gamma),
+        Algorithm::Naive => 2.0 * fresh(bytes) + (pf - 1.0) * (2.0 * msg(bytes) + reduce(bytes)),
         Algorithm::Mpi => {
-            let ring = predict(Algorithm::Ring, model, p, bytes);
-            ring.min(predict(Algorithm::RecursiveDoubling, model, p, bytes)) - n * gamma
+            let ring = predict(Algorithm::Ring, costs, p, bytes) - fresh(c);
+            let doubling = predict(Algorithm::RecursiveDoubling, costs, p, bytes);
+            ring.min(doubling) - fresh(bytes)
         }
     }
 }
 // ANCHOR_END: predict
 
-/// Seconds per repetition of `body`, the maximum over ranks of each rank's mean.
+// ANCHOR: machine
+/// One calibration point: the model measured with vectors of `bytes` bytes per rank.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rung {
+    /// The vector size of the measurement (bytes per rank).
+    pub bytes: usize,
+    /// Alpha, beta, gamma and fresh as measured at that size.
+    pub model: CostModel,
+}
+
+/// The machine over all sizes: one [`CostModel`] per rung of a ladder of vector sizes.
+/// One beta is not enough: a vector that fits in the caches moves and reduces several
+/// times faster than one that lives in DRAM, and the ranks of one host share the cache.
+/// [`Costs::at`] gives the model of a size between two rungs by interpolating the
+/// per-byte costs (`1/beta`, `gamma`, `fresh`) on a log scale of the size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Machine {
+    /// The rungs, ascending by size.
+    pub rungs: Vec<Rung>,
+}
+
+impl Costs for Machine {
+    /// The cost model of the regime `bytes` bytes live in. Below the first rung, the
+    /// first; above the last, the last.
+    fn at(&self, bytes: usize) -> CostModel {
+        let r = &self.rungs;
+        let i = r.partition_point(|g| g.bytes <= bytes);
+        if i == 0 || i == r.len() {
+            return r[i.saturating_sub(1)].model;
+        }
+        let (a, b) = (&r[i - 1], &r[i]);
+        if a.bytes == bytes {
+            return a.model;
+        }
+        let t = ((bytes as f64).ln() - (a.bytes as f64).ln())
+            / ((b.bytes as f64).ln() - (a.bytes as f64).ln());
+        let mix = |x: f64, y: f64| x + t * (y - x);
+        CostModel {
+            link: AlphaBeta {
+                alpha: mix(a.model.link.alpha, b.model.link.alpha),
+                beta: 1.0 / mix(1.0 / a.model.link.beta, 1.0 / b.model.link.beta),
+            },
+            gamma: mix(a.model.gamma, b.model.gamma),
+            rendezvous: mix(a.model.rendezvous, b.model.rendezvous),
+            fresh: mix(a.model.fresh, b.model.fresh),
+        }
+    }
+}
+
+impl Machine {
+    /// The largest drop of beta between two neighbouring rungs, as (below, above): where
+    /// the vectors stop fitting in a cache. `None` with fewer than two rungs.
+    pub fn crossover(&self) -> Option<(Rung, Rung)> {
+        let pairs = self.rungs.windows(2).map(|w| (w[0], w[1]));
+        let drop = |(a, b): &(Rung, Rung)| a.model.link.beta / b.model.link.beta;
+        pairs.max_by(|x, y| drop(x).total_cmp(&drop(y)))
+    }
+}
+// ANCHOR_END: machine
+
+/// The vector sizes calibrated, bytes per rank: 64 KiB (in a core's L2) to 64 MiB (in
+/// DRAM), every 2x.
+pub const LADDER: [usize; 11] = [
+    64 << 10,
+    128 << 10,
+    256 << 10,
+    512 << 10,
+    1 << 20,
+    2 << 20,
+    4 << 20,
+    8 << 20,
+    16 << 20,
+    32 << 20,
+    64 << 20,
+];
+
+/// The median over repetitions of the job's time per repetition (the slowest rank's):
+/// `mine[i]` is this rank's time of repetition `i`. The median, not the mean: on a
+/// shared machine a rank is sometimes descheduled for a whole time slice (milliseconds),
+/// and one such repetition would move the mean of a microsecond operation far away.
+/// Collective: every rank passes as many times; all get the same answer.
+pub fn median_over_job(world: &SimpleCommunicator, mine: &[f64]) -> f64 {
+    use mpi::collective::SystemOperation;
+    let mut job = vec![0.0; mine.len()];
+    world.all_reduce_into(mine, &mut job[..], SystemOperation::max());
+    job.sort_by(f64::total_cmp);
+    job.get(job.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// Seconds per repetition of `body`: [`median_over_job`] of `reps` timed repetitions,
+/// after a barrier and one warm-up.
 fn seconds_per_rep(world: &SimpleCommunicator, reps: usize, mut body: impl FnMut()) -> f64 {
     body(); // warm-up
     world.barrier();
-    let start = Instant::now();
-    for _ in 0..reps {
-        body();
-    }
-    let mine = start.elapsed().as_secs_f64() / reps as f64;
-    toolkit::report::Timing::over_ranks(world, mine).max
+    let times: Vec<f64> = (0..reps)
+        .map(|_| {
+            let start = Instant::now();
+            body();
+            start.elapsed().as_secs_f64()
+        })
+        .collect();
+    median_over_job(world, &times)
 }
 
 // ANCHOR: calibrate
-/// Measures the model on this machine with every rank busy: alpha from a ring shift of
-/// 8 bytes (everyone sends to the right and receives from the left at once), beta from a
-/// shift of 16 MiB, gamma from every rank summing two 16 MiB vectors of `f32` at once
-/// (larger than the caches, as the large messages are).
-/// Collective: call it on every rank; all get the same model.
-pub fn calibrate(world: &SimpleCommunicator) -> CostModel {
+/// Measures the model on this machine with every rank busy, at each size of
+/// [`LADDER`]: alpha from a ring shift of 8 bytes (everyone sends to the right and
+/// receives from the left at once: chapter 1's ping-pong with every rank busy), the
+/// rendezvous latency from a shift of [`EAGER_LIMIT`] bytes, beta from a shift of the
+/// rung's size, gamma from every rank reducing two vectors of that
+/// size at once, fresh from copying one into a new allocation (`to_vec`, as the
+/// algorithms do). Collective: call it on every rank; all get the same machine.
+pub fn calibrate(world: &SimpleCommunicator) -> Machine {
     let (rank, size) = (world.rank(), world.size());
     let right = world.process_at_rank((rank + 1) % size);
     let left = world.process_at_rank((rank - 1 + size) % size);
-    let shift = |bytes: usize, reps: usize| {
+    let reps = |bytes: usize| ((64 << 20) / bytes).clamp(9, 400);
+    let shift = |bytes: usize| {
         let out = vec![1u8; bytes];
         let mut inbox = vec![0u8; bytes];
-        seconds_per_rep(world, reps, || {
+        seconds_per_rep(world, reps(bytes), || {
             send_receive_into(&out[..], &right, &mut inbox[..], &left);
         })
     };
-    let alpha = shift(8, 400);
-    let big = 16 << 20;
-    let beta = big as f64 / (shift(big, 6) - alpha).max(1e-9);
-    let mut acc = vec![1.0f32; big / 4];
-    let other = vec![0.5f32; big / 4];
-    let reduce = seconds_per_rep(world, 6, || {
-        crate::ops::Op::Sum.reduce_into(&mut acc, &other);
+    let alpha = shift(8);
+    let handshake = shift(EAGER_LIMIT);
+    let rungs = LADDER.map(|bytes| {
+        let beta = bytes as f64 / (shift(bytes) - alpha).max(1e-9);
+        // the eager limit's message, less its bytes at this bandwidth: the handshake
+        let rendezvous = (handshake - EAGER_LIMIT as f64 / beta).max(alpha);
+        let mut acc = vec![1.0f32; bytes / 4];
+        let other = vec![0.5f32; bytes / 4];
+        let reduce = seconds_per_rep(world, reps(bytes), || {
+            crate::ops::Op::Sum.reduce_into(&mut acc, &other);
+        });
+        let fresh = seconds_per_rep(world, reps(bytes), || {
+            std::hint::black_box(other.to_vec());
+        });
+        Rung {
+            bytes,
+            model: CostModel {
+                link: AlphaBeta { alpha, beta },
+                gamma: reduce / bytes as f64,
+                rendezvous,
+                fresh: fresh / bytes as f64,
+            },
+        }
     });
-    CostModel {
-        link: AlphaBeta { alpha, beta },
-        gamma: reduce / big as f64,
+    Machine {
+        rungs: rungs.to_vec(),
     }
 }
 // ANCHOR_END: calibrate
@@ -165,6 +313,8 @@ mod tests {
             beta: 1e9,
         },
         gamma: 1e-10,
+        rendezvous: 1e-6,
+        fresh: 1e-11,
     };
 
     #[test]
@@ -175,11 +325,15 @@ mod tests {
                 ..M.link
             },
             gamma: 0.0,
+            rendezvous: 0.0,
+            fresh: 0.0,
         };
         let t = predict(Algorithm::Ring, &no_latency, 4, 4_000_000);
         assert!((t - 2.0 * 3.0 / 4.0 * 4e-3).abs() < 1e-12, "{t}");
         let mpi = predict(Algorithm::Mpi, &M, 4, 4_000_000);
-        assert!((predict(Algorithm::Ring, &M, 4, 4_000_000) - mpi - 4e6 * 1e-10).abs() < 1e-12);
+        // MPI allocates only its result; ours copy xs and allocate an inbox of one chunk
+        let buffers = (4e6 + 1e6) * 1e-11;
+        assert!((predict(Algorithm::Ring, &M, 4, 4_000_000) - mpi - buffers).abs() < 1e-12);
         assert_eq!(predict(Algorithm::Ring, &M, 1, 1000), 0.0);
     }
 
@@ -187,6 +341,38 @@ mod tests {
     fn doubling_folds_extra_ranks() {
         let at = |p| predict(Algorithm::RecursiveDoubling, &M, p, 8);
         assert!(at(5) > at(4) && at(8) > at(4));
-        assert!((at(4) - 2.0 * (1e-6 + 8e-9 + 8e-10) - 8e-10).abs() < 1e-15);
+        assert!((at(4) - 2.0 * (1e-6 + 8e-9 + 8e-10) - 16e-11).abs() < 1e-15);
+    }
+
+    fn rung(bytes: usize, beta: f64, gamma: f64) -> Rung {
+        let link = AlphaBeta { alpha: 1e-6, beta };
+        let model = CostModel {
+            link,
+            gamma,
+            rendezvous: 2e-6,
+            fresh: gamma,
+        };
+        Rung { bytes, model }
+    }
+
+    #[test]
+    fn the_machine_interpolates_between_rungs_and_finds_the_cache_edge() {
+        let m = Machine {
+            rungs: vec![
+                rung(1 << 10, 8e9, 1e-10),
+                rung(1 << 20, 8e9, 1e-10),
+                rung(1 << 30, 1e9, 4e-10),
+            ],
+        };
+        assert_eq!(m.at(8), m.rungs[0].model);
+        assert_eq!(m.at(1 << 40), m.rungs[2].model);
+        assert_eq!(m.at(1 << 20), m.rungs[1].model);
+        // halfway on the log scale: seconds per byte halfway between 1/8e9 and 1/1e9
+        let mid = m.at(1 << 25);
+        let want = 0.5 * (1.0 / 8e9 + 1.0 / 1e9);
+        assert!((1.0 / mid.link.beta - want).abs() < 1e-15, "{mid:?}");
+        assert!((mid.gamma - 2.5e-10).abs() < 1e-18);
+        let (below, above) = m.crossover().unwrap();
+        assert_eq!((below.bytes, above.bytes), (1 << 20, 1 << 30));
     }
 }

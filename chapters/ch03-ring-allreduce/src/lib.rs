@@ -7,7 +7,8 @@
 //! Given code (read it, use it):
 //! - [`ops`]: element types and the commutative operations (sum, max, min, AbsMax);
 //! - [`reference`]: MPI_Allreduce (the truth) and a naive reduce + broadcast;
-//! - [`cost`]: the alpha-beta-gamma cost model of each algorithm, and its calibration;
+//! - [`cost`]: the alpha-beta-gamma cost model of each algorithm, its regimes (one model
+//!   per vector size: caches, then DRAM), and its calibration;
 //! - this file: how a vector is cut into chunks ([`chunk_range`]), and the algorithms put
 //!   together ([`allreduce_ring`], [`allreduce_auto`]).
 //!
@@ -43,7 +44,7 @@ pub mod doubling;
 )]
 pub mod choose;
 
-use cost::{Algorithm, CostModel};
+use cost::{Algorithm, Machine};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use ops::{Elem, Op};
@@ -107,15 +108,16 @@ pub fn segment_len<T>() -> usize {
 
 // ANCHOR: allreduce_auto
 /// The allreduce a library would call: `choose::choose_algorithm` (ex 3.5) picks
-/// recursive doubling or the segmented ring from the predicted times, then runs it.
+/// recursive doubling or the segmented ring from the times the machine's cost model
+/// predicts (each message, reduction and buffer in the regime of its size), then runs it.
 pub fn allreduce_auto<T: Elem>(
     world: &SimpleCommunicator,
     xs: &[T],
     op: Op,
-    model: &CostModel,
+    machine: &Machine,
 ) -> Vec<T> {
     let bytes = std::mem::size_of_val(xs);
-    match choose::choose_algorithm(model, world.size() as usize, bytes) {
+    match choose::choose_algorithm(machine, world.size() as usize, bytes) {
         Algorithm::RecursiveDoubling => doubling::allreduce_recursive_doubling(world, xs, op),
         _ => segmented::allreduce_ring_segmented(world, xs, op, segment_len::<T>()),
     }

@@ -12,10 +12,15 @@ use ch03::cost::{predict, Algorithm, CostModel};
 use proptest::prelude::*;
 
 fn machine() -> impl Strategy<Value = CostModel> {
-    (1e-7..1e-4f64, 1e8..1e11f64, 1e-12..1e-9f64).prop_map(|(alpha, beta, gamma)| CostModel {
-        link: AlphaBeta { alpha, beta },
-        gamma,
-    })
+    let per_byte = 1e-12..1e-9f64;
+    (1e-7..1e-4f64, 1e8..1e11f64, per_byte.clone(), per_byte).prop_map(
+        |(alpha, beta, gamma, fresh)| CostModel {
+            link: AlphaBeta { alpha, beta },
+            gamma,
+            rendezvous: 3.0 * alpha,
+            fresh,
+        },
+    )
 }
 
 #[test]
@@ -28,6 +33,8 @@ fn ex3_5_choose_algorithm() {
             beta: 5e9,
         },
         gamma: 2e-10,
+        rendezvous: 1e-5,
+        fresh: 1e-10,
     };
     assert_eq!(
         choose_algorithm(&laptop, 4, 8),

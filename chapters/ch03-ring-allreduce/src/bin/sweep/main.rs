@@ -4,12 +4,18 @@
 //! Run: `make bench CH=03` (NP=4 by default; `NP=2 make bench CH=03` for two ranks), or
 //! `cargo run --release -p ch03-ring-allreduce --features solution --bin sweep --
 //! [--type f32|f64|i32|i64] [--op sum|max|min|absmax] [--min-bytes N] [--max-bytes N]`.
-//! Expect one row per size and algorithm: time (us, the slowest rank's mean), algbw =
+//! Expect one row per size and algorithm: time (us, the median run's slowest rank), algbw =
 //! bytes / time, busbw = algbw·2(p-1)/p, #wrong (elements differing from MPI's result,
-//! over every timed run and rank: 0), and the predicted time. Writes
-//! `target/workbook/ch03-sweep.csv` and `ch03-busbw.svg`. Under a minute or two at NP=4.
+//! over every timed run and rank: 0), and the time the cost model predicts with the
+//! regime of that size (calibrated first, in the same run: the `# calibration` lines).
+//! The `#` lines at the end: the model's error per size for the ring and recursive
+//! doubling, the share of sizes where ex 3.5 picks the measured fastest, and where the
+//! ring's time goes at 8 MiB against the ping-pong peak and memcpy ([`summary`]).
+//! Writes `target/workbook/ch03-sweep.csv`, `ch03-busbw.svg` and `ch03-model-npP.svg`.
+//! Under two minutes at NP=4.
 
-use ch03::cost::{calibrate, predict, Algorithm, CostModel};
+use ch01::pingpong::{idle_until_done, one_way_seconds};
+use ch03::cost::{calibrate, median_over_job, predict, Algorithm, Machine};
 use ch03::ops::{Elem, Op};
 use ch03::{doubling, reference, segmented};
 use mpi::collective::SystemOperation;
@@ -87,13 +93,15 @@ fn bytes_arg(flag: &str, default: usize) -> usize {
         .unwrap_or_else(|_| panic!("{flag} {v}: not a number of bytes"))
 }
 
+mod summary;
+
 /// Runs `alg` once.
 fn run<T: Elem>(
     w: &SimpleCommunicator,
     alg: Option<Algorithm>,
     xs: &[T],
     op: Op,
-    m: &CostModel,
+    m: &Machine,
 ) -> Vec<T> {
     match alg {
         Some(Algorithm::Mpi) => reference::allreduce(w, xs, op),
@@ -109,33 +117,31 @@ fn run<T: Elem>(
 
 // ANCHOR: measure
 /// Times `iters` runs of `alg` (a barrier before each; one untimed warm-up), checks every
-/// result, and returns (the slowest rank's mean seconds, wrong elements over all ranks).
+/// result, and returns (the median over runs of the slowest rank's seconds, wrong
+/// elements over all ranks).
 fn measure<T: Elem>(
     w: &SimpleCommunicator,
     alg: Option<Algorithm>,
     xs: &[T],
     (want, abs): (&[T], &[f64]),
     op: Op,
-    m: &CostModel,
+    m: &Machine,
     iters: usize,
 ) -> (f64, usize) {
     // Exact, except float sums: within (p-1)·ε·Σ|x| of MPI's (toolkit::compare).
     let p = w.size() as usize;
     let mut bad = reduction_errors(op, &run(w, alg, xs, op, m), want, abs, p);
-    let mut total = 0.0;
+    let mut times = Vec::with_capacity(iters);
     for _ in 0..iters {
         w.barrier();
         let start = Instant::now();
         let out = run(w, alg, xs, op, m);
-        total += start.elapsed().as_secs_f64();
+        times.push(start.elapsed().as_secs_f64());
         bad += reduction_errors(op, &out, want, abs, p);
     }
     let mut all_bad = 0u64;
     w.all_reduce_into(&(bad as u64), &mut all_bad, SystemOperation::sum());
-    (
-        Timing::over_ranks(w, total / iters as f64).max,
-        all_bad as usize,
-    )
+    (median_over_job(w, &times), all_bad as usize)
 }
 // ANCHOR_END: measure
 
@@ -145,7 +151,9 @@ fn sweep<T: Elem>(w: &SimpleCommunicator, op: Op) {
         bytes_arg("--min-bytes", 8),
         bytes_arg("--max-bytes", 64 << 20),
     );
-    let model = calibrate(w);
+    let pingpong = pingpong_peak(w);
+    let machine = calibrate(w);
+    let memcpy = memcpy_bandwidth(w, 64 << 20);
     let mut sizes: Vec<usize> = (0..)
         .map(|k| lo << (2 * k))
         .take_while(|&b| b < hi)
@@ -158,12 +166,8 @@ fn sweep<T: Elem>(w: &SimpleCommunicator, op: Op) {
         .chain([None])
         .collect();
     if rank == 0 {
-        let (a, b) = (model.link.alpha * 1e6, model.link.beta / 1e9);
-        println!(
-            "# {p} ranks, {} {op:?}; model: alpha {a:.2} us, beta {b:.2} GB/s, gamma {:.3} ns/B",
-            T::NAME,
-            model.gamma * 1e9
-        );
+        print_machine(&machine, p, memcpy);
+        println!("# {p} ranks, {} {op:?}", T::NAME);
         println!("{}", aligned(Row::headers()));
     }
     let mut rows = Vec::new();
@@ -176,16 +180,16 @@ fn sweep<T: Elem>(w: &SimpleCommunicator, op: Op) {
         let mine_abs: Vec<f64> = xs.iter().map(|x| x.to_f64().abs()).collect();
         let mut abs = vec![0.0; n];
         w.all_reduce_into(&mine_abs[..], &mut abs[..], SystemOperation::sum());
-        let iters = ((32 << 20) / bytes.max(1)).clamp(3, 200);
+        let iters = ((64 << 20) / bytes.max(1)).clamp(9, 200);
         for &alg in &algs {
-            let (seconds, wrong) = measure(w, alg, &xs, (&want, &abs), op, &model, iters);
+            let (seconds, wrong) = measure(w, alg, &xs, (&want, &abs), op, &machine, iters);
             let bytes = n * std::mem::size_of::<T>();
             let algbw = bytes as f64 / seconds / 1e9;
             let busbw = algbw * 2.0 * (p as f64 - 1.0) / p as f64;
             let predicted = match alg {
-                Some(a) => predict(a, &model, p, bytes),
-                None => [Algorithm::RecursiveDoubling, Algorithm::SegmentedRing]
-                    .map(|a| predict(a, &model, p, bytes))
+                Some(a) => predict(a, &machine, p, bytes),
+                None => CHOICES
+                    .map(|a| predict(a, &machine, p, bytes))
                     .into_iter()
                     .fold(f64::MAX, f64::min),
             };
@@ -210,6 +214,82 @@ fn sweep<T: Elem>(w: &SimpleCommunicator, op: Op) {
     }
     if rank == 0 {
         report(&rows, p);
+        summary::model_and_choice(&rows, &machine, p);
+        summary::where_the_time_goes(&rows, &machine, p, pingpong, memcpy);
+    }
+}
+
+/// The algorithms ex 3.5 chooses between.
+const CHOICES: [Algorithm; 2] = [Algorithm::RecursiveDoubling, Algorithm::SegmentedRing];
+
+/// Bytes per second of chapter 1's ping-pong at 4 MiB between ranks 0 and 1 (the others
+/// idle), best of 3: one message in flight at a time. Known on rank 0.
+fn pingpong_peak(w: &SimpleCommunicator) -> f64 {
+    let bytes = 4 << 20;
+    let mut best = f64::INFINITY;
+    if w.rank() < 2 {
+        for _ in 0..3 {
+            best = best.min(one_way_seconds(w, bytes, 20));
+        }
+    }
+    idle_until_done(w);
+    bytes as f64 / best
+}
+
+/// Bytes per second of `copy_from_slice` between two warm buffers of `bytes` bytes,
+/// every rank copying at once (read + write counted), best of 5: the memory system's
+/// limit for moving data on this host, measured in the same run.
+fn memcpy_bandwidth(w: &SimpleCommunicator, bytes: usize) -> f64 {
+    let (src, mut dst) = (vec![1u8; bytes], vec![0u8; bytes]);
+    let mut best = f64::INFINITY;
+    for _ in 0..5 {
+        w.barrier();
+        let start = Instant::now();
+        dst.copy_from_slice(&src);
+        std::hint::black_box(&dst);
+        best = best.min(Timing::over_ranks(w, start.elapsed().as_secs_f64()).max);
+    }
+    2.0 * bytes as f64 / best
+}
+
+/// The calibration: one line per rung, and the crossover (the largest fall of beta).
+fn print_machine(m: &Machine, p: usize, memcpy: f64) {
+    println!("# calibration at {p} ranks, every rank busy (alpha from an 8-byte ring shift):");
+    println!("#   vector  alpha(us)  rendezvous(us)  beta(GB/s)  gamma(ns/B)  fresh(ns/B)");
+    for r in &m.rungs {
+        let c = &r.model;
+        println!(
+            "#   {:>6}  {:>9.2}  {:>14.2}  {:>10.2}  {:>11.3}  {:>11.3}",
+            kib(r.bytes),
+            c.link.alpha * 1e6,
+            c.rendezvous * 1e6,
+            c.link.beta / 1e9,
+            c.gamma * 1e9,
+            c.fresh * 1e9
+        );
+    }
+    if let Some((a, b)) = m.crossover() {
+        println!(
+            "# crossover: beta falls most between {} ({:.2} GB/s) and {} ({:.2} GB/s): \
+             the vectors of {p} ranks stop fitting in the cache",
+            kib(a.bytes),
+            a.model.link.beta / 1e9,
+            kib(b.bytes),
+            b.model.link.beta / 1e9
+        );
+    }
+    println!(
+        "# memcpy, every rank at once, 64 MiB: {:.2} GB/s per rank",
+        memcpy / 1e9
+    );
+}
+
+/// A size in KiB or MiB.
+fn kib(bytes: usize) -> String {
+    if bytes >= 1 << 20 {
+        format!("{}MiB", bytes >> 20)
+    } else {
+        format!("{}KiB", bytes >> 10)
     }
 }
 
@@ -265,19 +345,25 @@ fn report(rows: &[Row], p: usize) {
     let small = rows[0].bytes;
     let auto = at(None, small).unwrap().seconds / at(Some(Algorithm::Mpi), small).unwrap().seconds;
     println!("# auto / MPI time at {small} B: {auto:.2}");
-    let errs: Vec<String> = rows
-        .iter()
-        .filter(|r| r.alg == Some(Algorithm::Ring) && r.bytes >= 64 << 10)
-        .map(|r| format!("{:+.0}%", (r.predicted / r.seconds - 1.0) * 100.0))
-        .collect();
-    println!(
-        "# ring: model vs measured from 64 KiB up: {}",
-        errs.join(" ")
-    );
     println!("# wrote {} and {}", csv_path.display(), svg_path.display());
 }
 
+/// Keeps freed memory in the process: no `mmap` per large vector, no trimming of the
+/// heap. Every algorithm here allocates its result (and buffers) per call; with glibc's
+/// defaults a large vector is fresh pages each time, and a page fault per 4 KiB page
+/// (microseconds in a VM) would dominate the times, differently for each algorithm and
+/// size. Libraries keep buffer pools for the same reason.
+fn keep_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes glibc's allocation thresholds; called before any thread.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_MAX, 0);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, i32::MAX);
+    }
+}
+
 fn main() {
+    keep_freed_memory();
     let universe = toolkit::init();
     let world = universe.world();
     let op = match arg("--op", "sum").as_str() {
