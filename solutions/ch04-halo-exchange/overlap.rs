@@ -3,13 +3,15 @@
 
 use crate::field::Field;
 use crate::halo::{Halo, SIDES};
-use crate::stencil::{update_boundary, update_interior};
+use crate::stencil::{update_boundary, update_interior_polling};
 use crate::topology::Neighbours;
 use mpi::topology::CartesianCommunicator;
 use mpi::traits::*;
 
 // ANCHOR: overlapped
-/// One Jacobi step, `src` -> `dst`, with the exchange hidden behind the interior update.
+/// One Jacobi step, `src` -> `dst`, with the exchange hidden behind the interior update,
+/// testing the requests between blocks of interior rows so that MPI moves the edges
+/// while the interior is computed.
 pub fn step_overlapped(
     cart: &CartesianCommunicator,
     nb: &Neighbours,
@@ -35,9 +37,18 @@ pub fn step_overlapped(
                 requests.push(p.immediate_send_with_tag(scope, &buf[..], side.tag()));
             }
         }
-        // computation, while the edges travel: no interior cell reads a ghost.
-        update_interior(src, dst);
-        for request in requests {
+        // computation, while the edges travel: no interior cell reads a ghost. Between
+        // blocks of rows, MPI_Test: without a call into MPI nothing moves a message that
+        // needs a handshake (rendezvous) until the wait below.
+        let mut pending: Vec<_> = requests.into_iter().map(Some).collect();
+        update_interior_polling(src, dst, || {
+            for slot in pending.iter_mut() {
+                if let Some(request) = slot.take() {
+                    *slot = request.test().err(); // still pending: keep it
+                }
+            }
+        });
+        for request in pending.into_iter().flatten() {
             request.wait();
         }
     });

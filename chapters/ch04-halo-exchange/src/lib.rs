@@ -4,6 +4,7 @@
 //! Given code (read it, use it):
 //! - [`field`]: a rank's block with one layer of ghost cells;
 //! - [`stencil`]: the 5-point update, split into interior and boundary, and the residual;
+//!   [`kernels`]: the same update built for AVX, and with streaming stores;
 //! - [`problem`]: the heat problem and the serial solver (the reference, bit for bit);
 //! - [`topology`]: the process grid (`MPI_Dims_create`), the blocks, the Cartesian
 //!   communicator;
@@ -19,6 +20,7 @@
 pub mod field;
 pub mod halo;
 pub mod heatmap;
+pub mod kernels;
 pub mod problem;
 pub mod solver;
 pub mod stencil;

@@ -7,7 +7,7 @@
 
 use crate::field::Field;
 use crate::halo::{Halo, SIDES};
-use crate::stencil::{update_boundary, update_interior};
+use crate::stencil::{update_boundary, update_interior, update_interior_polling};
 use crate::topology::Neighbours;
 use mpi::topology::CartesianCommunicator;
 use mpi::traits::*;
@@ -19,7 +19,12 @@ use mpi::traits::*;
 /// 2. inside `mpi::request::scope`: post an immediate receive into `halo.recv[side]`
 ///    (tag `side.opposite().tag()`) and an immediate send of `halo.send[side]` (tag
 ///    `side.tag()`) for every side with a neighbour;
-/// 3. still inside: `crate::stencil::update_interior(src, dst)`, then wait for every request;
+/// 3. still inside: update the interior while the edges travel, then wait for every
+///    request. `crate::stencil::update_interior(src, dst)` is correct; it is only
+///    overlapped if MPI makes progress meanwhile, so call
+///    `crate::stencil::update_interior_polling(src, dst, poll)` with a `poll` that tests
+///    the requests still pending (`request.test()`: `Ok` when done, `Err(request)`
+///    gives it back);
 /// 4. after the scope: `halo.unpack_into(src, nb)`, then
 ///    `crate::stencil::update_boundary(src, dst)`.
 pub fn step_overlapped(

@@ -10,7 +10,9 @@
 //! a solver can split a step into compute and communication without help from your code.
 
 use crate::field::Field;
+use crate::kernels::{fence, has_avx, stencil_row_streaming, stencil_row_wide};
 use std::cell::Cell;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Instant;
 
 /// The diffusion number `dt * alpha / h^2`; explicit Jacobi is stable up to 0.25.
@@ -32,11 +34,54 @@ fn timed(f: impl FnOnce()) {
     KERNEL_SECONDS.with(|s| s.set(s.get() + t));
 }
 
+/// Which build of the update kernel the functions below use (all give the same field,
+/// bit for bit; the benchmark compares their speed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernel {
+    /// Wide where the CPU has AVX, else simple. The default.
+    Auto = 0,
+    /// The loop below as Rust compiles it for any x86_64 (SSE2, 2 doubles per vector).
+    Simple = 1,
+    /// The same loop compiled for AVX ([`crate::kernels::stencil_row_wide`]).
+    Wide = 2,
+    /// AVX with streaming stores ([`crate::kernels::stencil_row_streaming`]).
+    Streaming = 3,
+}
+
+static KERNEL: AtomicU8 = AtomicU8::new(Kernel::Auto as u8);
+
+/// Chooses the kernel for every later update in this process.
+pub fn set_kernel(kernel: Kernel) {
+    KERNEL.store(kernel as u8, Ordering::Relaxed);
+}
+
+/// The kernel updates use now ([`Kernel::Auto`] resolved).
+pub fn kernel() -> Kernel {
+    match KERNEL.load(Ordering::Relaxed) {
+        1 => Kernel::Simple,
+        2 => Kernel::Wide,
+        3 => Kernel::Streaming,
+        _ if has_avx() => Kernel::Wide,
+        _ => Kernel::Simple,
+    }
+}
+
 // ANCHOR: kernel
-/// Updates padded row `i`, padded columns `j0..j1`, of `dst` from `src`.
+/// `out[k] = c[k] + K·((n[k] + s[k]) + (w[k] + e[k]) - 4·c[k])` for every k.
 ///
-/// Every slice below has length `j1 - j0`, so the compiler drops the bounds checks and
-/// vectorises the loop: one pass reading three rows of `src`, writing one of `dst`.
+/// Every slice is cut to `out.len()` values first, so the compiler drops the bounds
+/// checks and vectorises the loop.
+#[inline(always)]
+pub(crate) fn stencil_row(out: &mut [f64], [n, s, w, c, e]: [&[f64]; 5]) {
+    let len = out.len();
+    let (n, s, w, c, e) = (&n[..len], &s[..len], &w[..len], &c[..len], &e[..len]);
+    for k in 0..len {
+        out[k] = c[k] + K * ((n[k] + s[k]) + (w[k] + e[k]) - 4.0 * c[k]);
+    }
+}
+
+/// Updates padded row `i`, padded columns `j0..j1`, of `dst` from `src`: one pass
+/// reading three rows of `src`, writing one of `dst`.
 fn update_span(src: &Field, dst: &mut Field, i: usize, j0: usize, j1: usize) {
     if j0 >= j1 {
         return;
@@ -45,8 +90,10 @@ fn update_span(src: &Field, dst: &mut Field, i: usize, j0: usize, j1: usize) {
     let (n, s) = (&up[j0..j1], &down[j0..j1]);
     let (w, c, e) = (&mid[j0 - 1..j1 - 1], &mid[j0..j1], &mid[j0 + 1..j1 + 1]);
     let out = &mut dst.row_mut(i)[j0..j1];
-    for k in 0..out.len() {
-        out[k] = c[k] + K * ((n[k] + s[k]) + (w[k] + e[k]) - 4.0 * c[k]);
+    match kernel() {
+        Kernel::Wide => stencil_row_wide(out, [n, s, w, c, e]),
+        Kernel::Streaming => stencil_row_streaming(out, [n, s, w, c, e]),
+        _ => stencil_row(out, [n, s, w, c, e]),
     }
 }
 // ANCHOR_END: kernel
@@ -57,18 +104,37 @@ pub fn update_all(src: &Field, dst: &mut Field) {
         for i in 1..=src.rows {
             update_span(src, dst, i, 1, src.cols + 1);
         }
+        fence();
     });
 }
+
+/// Cells updated between two calls of `poll` in [`update_interior_polling`].
+pub const POLL_CELLS: usize = 32 << 10;
 
 // ANCHOR: interior_boundary
 /// Updates the owned cells whose stencil touches no ghost cell: padded rows
 /// `2..=rows-1`, columns `2..=cols-1`. Safe to run while the ghosts are in flight.
 pub fn update_interior(src: &Field, dst: &mut Field) {
-    timed(|| {
-        for i in 2..src.rows {
-            update_span(src, dst, i, 2, src.cols);
-        }
-    });
+    update_interior_polling(src, dst, || {});
+}
+
+/// [`update_interior`] in blocks of rows of about [`POLL_CELLS`] cells, calling `poll`
+/// between blocks: the place to give MPI a chance to move messages (`MPI_Test`) while
+/// the interior is computed. Only the blocks count as kernel time.
+pub fn update_interior_polling(src: &Field, dst: &mut Field, mut poll: impl FnMut()) {
+    let block = (POLL_CELLS / src.cols.max(1)).max(1);
+    let mut i = 2;
+    while i < src.rows {
+        let end = (i + block).min(src.rows);
+        timed(|| {
+            for row in i..end {
+                update_span(src, dst, row, 2, src.cols);
+            }
+            fence();
+        });
+        poll();
+        i = end;
+    }
 }
 
 /// Updates the ring of owned cells next to the ghosts: the first and last owned row and
@@ -80,12 +146,24 @@ pub fn update_boundary(src: &Field, dst: &mut Field) {
         if rows > 1 {
             update_span(src, dst, rows, 1, cols + 1);
         }
+        // one cell per row on each side: the simple loop, inlined (a call per cell
+        // through the kernel dispatch would cost more than the cell)
+        let w = src.stride();
+        let mut cell = |i: usize, j: usize| {
+            let at = |di: usize, dj: usize| src.data[(i + di - 1) * w + j + dj - 1];
+            let rows = [[at(0, 1)], [at(2, 1)], [at(1, 0)], [at(1, 1)], [at(1, 2)]];
+            stencil_row(
+                &mut dst.data[i * w + j..=i * w + j],
+                rows.each_ref().map(|r| &r[..]),
+            );
+        };
         for i in 2..rows {
-            update_span(src, dst, i, 1, 2);
+            cell(i, 1);
             if cols > 1 {
-                update_span(src, dst, i, cols, cols + 1);
+                cell(i, cols);
             }
         }
+        fence();
     });
 }
 // ANCHOR_END: interior_boundary
@@ -123,6 +201,25 @@ mod tests {
             update_boundary(&src, &mut split);
             assert_eq!(all, split, "{rows}x{cols}");
         }
+    }
+
+    #[test]
+    fn every_kernel_gives_the_same_field_bit_for_bit() {
+        let src = numbered(37, 301); // odd widths: rows start at every alignment
+        let mut by_kernel = vec![];
+        for kernel in [Kernel::Simple, Kernel::Wide, Kernel::Streaming] {
+            set_kernel(kernel);
+            let (mut all, mut split) = (Field::zeros(37, 301), Field::zeros(37, 301));
+            update_all(&src, &mut all);
+            let mut polls = 0;
+            update_interior_polling(&src, &mut split, || polls += 1);
+            update_boundary(&src, &mut split);
+            assert_eq!(all, split, "{kernel:?}");
+            assert_eq!(polls, 1, "35 interior rows of 299 cells are one block");
+            by_kernel.push(all);
+        }
+        set_kernel(Kernel::Auto);
+        assert!(by_kernel.iter().all(|f| *f == by_kernel[0]));
     }
 
     #[test]

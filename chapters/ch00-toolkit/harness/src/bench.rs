@@ -32,6 +32,20 @@ pub fn at_rank_counts(ranks: &[u32], timeout: Duration) -> Vec<(u32, Vec<String>
     results
 }
 
+/// Lets the ranks of the jobs this process starts later move between cores (Open MPI's
+/// `OMPI_MCA_hwloc_base_binding_policy=none`), unless the user chose a binding. Open MPI
+/// binds each rank to one core when there are enough; on a machine shared with other
+/// work a bound rank cannot leave a core that another program is using, and runs at
+/// half speed (measured on this course's 2-core machine: a large copy at 17 GB/s bound,
+/// 33 GB/s unbound). Returns the policy in force, for the benchmark's header.
+pub fn unbind_ranks() -> String {
+    const POLICY: &str = "OMPI_MCA_hwloc_base_binding_policy";
+    if std::env::var_os(POLICY).is_none() {
+        std::env::set_var(POLICY, "none");
+    }
+    format!("{POLICY}={}", std::env::var(POLICY).unwrap_or_default())
+}
+
 /// The lines that start with `prefix`, the prefix cut off.
 pub fn tagged<'a>(lines: &'a [String], prefix: &'a str) -> impl Iterator<Item = &'a str> {
     lines.iter().filter_map(move |l| l.strip_prefix(prefix))

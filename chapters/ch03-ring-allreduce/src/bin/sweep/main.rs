@@ -167,7 +167,8 @@ fn sweep<T: Elem>(w: &SimpleCommunicator, op: Op) {
         .collect();
     if rank == 0 {
         print_machine(&machine, p, memcpy);
-        println!("# {p} ranks, {} {op:?}", T::NAME);
+        let binding = std::env::var("OMPI_MCA_hwloc_base_binding_policy").unwrap_or_default();
+        println!("# {p} ranks, {} {op:?}, binding policy: {binding}", T::NAME);
         println!("{}", aligned(Row::headers()));
     }
     let mut rows = Vec::new();
@@ -364,6 +365,9 @@ fn keep_freed_memory() {
 
 fn main() {
     keep_freed_memory();
+    if !toolkit::launch::under_mpirun() {
+        toolkit::bench::unbind_ranks(); // before init() re-launches this under mpirun
+    }
     let universe = toolkit::init();
     let world = universe.world();
     let op = match arg("--op", "sum").as_str() {
