@@ -199,6 +199,14 @@ impl Costs for Machine {
 }
 
 impl Machine {
+    /// Replaces the rung of the same size by `rung`, or inserts it in order.
+    pub fn update(&mut self, rung: Rung) {
+        match self.rungs.binary_search_by_key(&rung.bytes, |r| r.bytes) {
+            Ok(i) => self.rungs[i] = rung,
+            Err(i) => self.rungs.insert(i, rung),
+        }
+    }
+
     /// The largest drop of beta between two neighbouring rungs, as (below, above): where
     /// the vectors stop fitting in a cache. `None` with fewer than two rungs.
     pub fn crossover(&self) -> Option<(Rung, Rung)> {
@@ -262,6 +270,16 @@ fn seconds_per_rep(world: &SimpleCommunicator, reps: usize, mut body: impl FnMut
 /// size at once, fresh from copying one into a new allocation (`to_vec`, as the
 /// algorithms do). Collective: call it on every rank; all get the same machine.
 pub fn calibrate(world: &SimpleCommunicator) -> Machine {
+    Machine {
+        rungs: calibrate_at(world, &LADDER),
+    }
+}
+
+/// The rungs at `sizes` (bytes), measured as [`calibrate`] does. On a machine shared
+/// with other work, re-measure the rungs a size needs right before timing it
+/// ([`Machine::update`]): the model then sees the same load as the measurement.
+/// Collective.
+pub fn calibrate_at(world: &SimpleCommunicator, sizes: &[usize]) -> Vec<Rung> {
     let (rank, size) = (world.rank(), world.size());
     let right = world.process_at_rank((rank + 1) % size);
     let left = world.process_at_rank((rank - 1 + size) % size);
@@ -275,7 +293,7 @@ pub fn calibrate(world: &SimpleCommunicator) -> Machine {
     };
     let alpha = shift(8);
     let handshake = shift(EAGER_LIMIT);
-    let rungs = LADDER.map(|bytes| {
+    let rung = |&bytes: &usize| {
         let beta = bytes as f64 / (shift(bytes) - alpha).max(1e-9);
         // the eager limit's message, less its bytes at this bandwidth: the handshake
         let rendezvous = (handshake - EAGER_LIMIT as f64 / beta).max(alpha);
@@ -296,10 +314,8 @@ pub fn calibrate(world: &SimpleCommunicator) -> Machine {
                 fresh: fresh / bytes as f64,
             },
         }
-    });
-    Machine {
-        rungs: rungs.to_vec(),
-    }
+    };
+    sizes.iter().map(rung).collect()
 }
 // ANCHOR_END: calibrate
 
@@ -374,5 +390,11 @@ mod tests {
         assert!((mid.gamma - 2.5e-10).abs() < 1e-18);
         let (below, above) = m.crossover().unwrap();
         assert_eq!((below.bytes, above.bytes), (1 << 20, 1 << 30));
+        let mut m = m;
+        m.update(rung(1 << 20, 2e9, 1e-10));
+        m.update(rung(1 << 25, 2e9, 1e-10));
+        let sizes: Vec<usize> = m.rungs.iter().map(|r| r.bytes).collect();
+        assert_eq!(sizes, [1 << 10, 1 << 20, 1 << 25, 1 << 30]);
+        assert_eq!(m.at(1 << 20).link.beta, 2e9);
     }
 }

@@ -15,7 +15,7 @@
 //! Under two minutes at NP=4.
 
 use ch01::pingpong::{idle_until_done, one_way_seconds};
-use ch03::cost::{calibrate, median_over_job, predict, Algorithm, Machine};
+use ch03::cost::{calibrate, calibrate_at, median_over_job, predict, Algorithm, Machine, LADDER};
 use ch03::ops::{Elem, Op};
 use ch03::{doubling, reference, segmented};
 use mpi::collective::SystemOperation;
@@ -152,7 +152,7 @@ fn sweep<T: Elem>(w: &SimpleCommunicator, op: Op) {
         bytes_arg("--max-bytes", 64 << 20),
     );
     let pingpong = pingpong_peak(w);
-    let machine = calibrate(w);
+    let mut machine = calibrate(w);
     let memcpy = memcpy_bandwidth(w, 64 << 20);
     let mut sizes: Vec<usize> = (0..)
         .map(|k| lo << (2 * k))
@@ -166,7 +166,6 @@ fn sweep<T: Elem>(w: &SimpleCommunicator, op: Op) {
         .chain([None])
         .collect();
     if rank == 0 {
-        print_machine(&machine, p, memcpy);
         let binding = std::env::var("OMPI_MCA_hwloc_base_binding_policy").unwrap_or_default();
         println!("# {p} ranks, {} {op:?}, binding policy: {binding}", T::NAME);
         println!("{}", aligned(Row::headers()));
@@ -182,6 +181,14 @@ fn sweep<T: Elem>(w: &SimpleCommunicator, op: Op) {
         let mut abs = vec![0.0; n];
         w.all_reduce_into(&mine_abs[..], &mut abs[..], SystemOperation::sum());
         let iters = ((64 << 20) / bytes.max(1)).clamp(9, 200);
+        // the rungs this size's messages use, measured again now, under the same load
+        let needed: Vec<usize> = [bytes, bytes / p]
+            .into_iter()
+            .filter(|b| LADDER.contains(b))
+            .collect();
+        for rung in calibrate_at(w, &needed) {
+            machine.update(rung);
+        }
         for &alg in &algs {
             let (seconds, wrong) = measure(w, alg, &xs, (&want, &abs), op, &machine, iters);
             let bytes = n * std::mem::size_of::<T>();
@@ -214,6 +221,7 @@ fn sweep<T: Elem>(w: &SimpleCommunicator, op: Op) {
         }
     }
     if rank == 0 {
+        print_machine(&machine, p, memcpy);
         report(&rows, p);
         summary::model_and_choice(&rows, &machine, p);
         summary::where_the_time_goes(&rows, &machine, p, pingpong, memcpy);
@@ -255,7 +263,10 @@ fn memcpy_bandwidth(w: &SimpleCommunicator, bytes: usize) -> f64 {
 
 /// The calibration: one line per rung, and the crossover (the largest fall of beta).
 fn print_machine(m: &Machine, p: usize, memcpy: f64) {
-    println!("# calibration at {p} ranks, every rank busy (alpha from an 8-byte ring shift):");
+    println!(
+        "# calibration at {p} ranks, every rank busy (alpha from an 8-byte ring shift); \
+         the rungs a size uses were measured again right before it:"
+    );
     println!("#   vector  alpha(us)  rendezvous(us)  beta(GB/s)  gamma(ns/B)  fresh(ns/B)");
     for r in &m.rungs {
         let c = &r.model;
