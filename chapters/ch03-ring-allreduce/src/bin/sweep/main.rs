@@ -3,7 +3,9 @@
 //!
 //! Run: `make bench CH=03` (NP=4 by default; `NP=2 make bench CH=03` for two ranks), or
 //! `cargo run --release -p ch03-ring-allreduce --features solution --bin sweep --
-//! [--type f32|f64|i32|i64] [--op sum|max|min|absmax] [--min-bytes N] [--max-bytes N]`.
+//! [--type f32|f64|i32|i64] [--op sum|max|min|absmax] [--min-bytes N] [--max-bytes N]
+//! [--runs N]`. With `--runs N` the whole sweep runs N times (the table once), and the
+//! last lines give min / median / max of the targets' figures over the runs.
 //! Expect one row per size and algorithm: time (us, the median run's slowest rank), algbw =
 //! bytes / time, busbw = algbw·2(p-1)/p, #wrong (elements differing from MPI's result,
 //! over every timed run and rank: 0), and the time the cost model predicts with the
@@ -14,10 +16,10 @@
 //! Writes `target/workbook/ch03-sweep.csv`, `ch03-busbw.svg` and `ch03-model-npP.svg`.
 //! Under two minutes at NP=4.
 
-use ch01::pingpong::{idle_until_done, one_way_seconds};
 use ch03::cost::{calibrate, calibrate_at, median_over_job, predict, Algorithm, Machine, LADDER};
 use ch03::ops::{Elem, Op};
 use ch03::{doubling, reference, segmented};
+use limits::{memcpy_bandwidth, pingpong_peak, print_machine};
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -25,8 +27,6 @@ use std::borrow::Cow;
 use std::time::Instant;
 use tabled::Tabled;
 use toolkit::compare::reduction_errors;
-use toolkit::plot::{loglog_svg, Series};
-use toolkit::report::{csv, write_file, Timing};
 
 /// One row of the table, printed as it is measured and saved in the CSV; `alg == None`
 /// is the size-based choice (ex 3.5).
@@ -93,6 +93,7 @@ fn bytes_arg(flag: &str, default: usize) -> usize {
         .unwrap_or_else(|_| panic!("{flag} {v}: not a number of bytes"))
 }
 
+mod limits;
 mod summary;
 
 /// Runs `alg` once.
@@ -145,7 +146,9 @@ fn measure<T: Elem>(
 }
 // ANCHOR_END: measure
 
-fn sweep<T: Elem>(w: &SimpleCommunicator, op: Op) {
+/// One sweep over every size and algorithm; prints the table only when `table`.
+/// Returns the run's figures (on rank 0; default elsewhere).
+fn sweep<T: Elem>(w: &SimpleCommunicator, op: Op, table: bool) -> summary::Outcome {
     let (rank, p) = (w.rank() as usize, w.size() as usize);
     let (lo, hi) = (
         bytes_arg("--min-bytes", 8),
@@ -168,7 +171,9 @@ fn sweep<T: Elem>(w: &SimpleCommunicator, op: Op) {
     if rank == 0 {
         let binding = std::env::var("OMPI_MCA_hwloc_base_binding_policy").unwrap_or_default();
         println!("# {p} ranks, {} {op:?}, binding policy: {binding}", T::NAME);
-        println!("{}", aligned(Row::headers()));
+        if table {
+            println!("{}", aligned(Row::headers()));
+        }
     }
     let mut rows = Vec::new();
     for &bytes in &sizes {
@@ -214,168 +219,31 @@ fn sweep<T: Elem>(w: &SimpleCommunicator, op: Op) {
                 predicted,
                 model_error: (predicted / seconds - 1.0) * 100.0,
             };
-            if rank == 0 {
+            if rank == 0 && table {
                 println!("{}", aligned(row.fields()));
             }
             rows.push(row);
         }
     }
-    if rank == 0 {
+    if rank != 0 {
+        return summary::Outcome::default();
+    }
+    if table {
         print_machine(&machine, p, memcpy);
-        report(&rows, p);
-        summary::model_and_choice(&rows, &machine, p);
-        summary::where_the_time_goes(&rows, &machine, p, pingpong, memcpy);
+        summary::report(&rows, p);
+    }
+    let outcome = summary::model_and_choice(&rows, &machine, p);
+    summary::Outcome {
+        busbw_8mib: summary::where_the_time_goes(&rows, &machine, p, pingpong, memcpy),
+        ..outcome
     }
 }
 
 /// The algorithms ex 3.5 chooses between.
 const CHOICES: [Algorithm; 2] = [Algorithm::RecursiveDoubling, Algorithm::SegmentedRing];
 
-/// Bytes per second of chapter 1's ping-pong at 4 MiB between ranks 0 and 1 (the others
-/// idle), best of 3: one message in flight at a time. Known on rank 0.
-fn pingpong_peak(w: &SimpleCommunicator) -> f64 {
-    let bytes = 4 << 20;
-    let mut best = f64::INFINITY;
-    if w.rank() < 2 {
-        for _ in 0..3 {
-            best = best.min(one_way_seconds(w, bytes, 20));
-        }
-    }
-    idle_until_done(w);
-    bytes as f64 / best
-}
-
-/// Bytes per second of `copy_from_slice` between two warm buffers of `bytes` bytes,
-/// every rank copying at once (read + write counted), best of 5: the memory system's
-/// limit for moving data on this host, measured in the same run.
-fn memcpy_bandwidth(w: &SimpleCommunicator, bytes: usize) -> f64 {
-    let (src, mut dst) = (vec![1u8; bytes], vec![0u8; bytes]);
-    let mut best = f64::INFINITY;
-    for _ in 0..5 {
-        w.barrier();
-        let start = Instant::now();
-        dst.copy_from_slice(&src);
-        std::hint::black_box(&dst);
-        best = best.min(Timing::over_ranks(w, start.elapsed().as_secs_f64()).max);
-    }
-    2.0 * bytes as f64 / best
-}
-
-/// The calibration: one line per rung, and the crossover (the largest fall of beta).
-fn print_machine(m: &Machine, p: usize, memcpy: f64) {
-    println!(
-        "# calibration at {p} ranks, every rank busy (alpha from an 8-byte ring shift); \
-         the rungs a size uses were measured again right before it:"
-    );
-    println!("#   vector  alpha(us)  rendezvous(us)  beta(GB/s)  gamma(ns/B)  fresh(ns/B)");
-    for r in &m.rungs {
-        let c = &r.model;
-        println!(
-            "#   {:>6}  {:>9.2}  {:>14.2}  {:>10.2}  {:>11.3}  {:>11.3}",
-            kib(r.bytes),
-            c.link.alpha * 1e6,
-            c.rendezvous * 1e6,
-            c.link.beta / 1e9,
-            c.gamma * 1e9,
-            c.fresh * 1e9
-        );
-    }
-    if let Some((a, b)) = m.crossover() {
-        println!(
-            "# crossover: beta falls most between {} ({:.2} GB/s) and {} ({:.2} GB/s): \
-             the vectors of {p} ranks stop fitting in the cache",
-            kib(a.bytes),
-            a.model.link.beta / 1e9,
-            kib(b.bytes),
-            b.model.link.beta / 1e9
-        );
-    }
-    println!(
-        "# memcpy, every rank at once, 64 MiB: {:.2} GB/s per rank",
-        memcpy / 1e9
-    );
-}
-
-/// A size in KiB or MiB.
-fn kib(bytes: usize) -> String {
-    if bytes >= 1 << 20 {
-        format!("{}MiB", bytes >> 20)
-    } else {
-        format!("{}KiB", bytes >> 10)
-    }
-}
-
-/// CSV, SVG and the summary lines (the chapter's performance targets).
-fn report(rows: &[Row], p: usize) {
-    let series: Vec<Series> = rows
-        .iter()
-        .map(|r| r.alg)
-        .fold(Vec::new(), |mut v, a| {
-            if !v.contains(&a) {
-                v.push(a)
-            }
-            v
-        })
-        .into_iter()
-        .map(|a| Series {
-            name: name(&a).into(),
-            points: rows
-                .iter()
-                .filter(|r| r.alg == a)
-                .map(|r| (r.bytes as f64, r.busbw))
-                .collect(),
-        })
-        .collect();
-    let title = format!("allreduce bus bandwidth, {p} ranks");
-    let svg = loglog_svg(&title, "message size (bytes)", "busbw (GB/s)", &series);
-    let csv_path = write_file("ch03-sweep.csv", &csv(rows)).expect("cannot write the CSV");
-    let svg_path = write_file("ch03-busbw.svg", &svg).expect("cannot write the SVG");
-    let at = |a: Option<Algorithm>, b: usize| rows.iter().find(|r| r.alg == a && r.bytes == b);
-    let big: Vec<usize> = rows
-        .iter()
-        .filter(|r| r.bytes >= 4 << 20 && r.alg.is_none())
-        .map(|r| r.bytes)
-        .collect();
-    for (alg, label) in [
-        (Algorithm::Ring, "ring"),
-        (Algorithm::SegmentedRing, "segmented ring"),
-    ] {
-        let ratios: Vec<String> = big
-            .iter()
-            .map(|&b| {
-                format!(
-                    "{:.2}",
-                    at(Some(alg), b).unwrap().busbw / at(Some(Algorithm::Mpi), b).unwrap().busbw
-                )
-            })
-            .collect();
-        println!(
-            "# {label} busbw / MPI busbw at >= 4 MiB: {}",
-            ratios.join(" ")
-        );
-    }
-    let small = rows[0].bytes;
-    let auto = at(None, small).unwrap().seconds / at(Some(Algorithm::Mpi), small).unwrap().seconds;
-    println!("# auto / MPI time at {small} B: {auto:.2}");
-    println!("# wrote {} and {}", csv_path.display(), svg_path.display());
-}
-
-/// Keeps freed memory in the process: no `mmap` per large vector, no trimming of the
-/// heap. Every algorithm here allocates its result (and buffers) per call; with glibc's
-/// defaults a large vector is fresh pages each time, and a page fault per 4 KiB page
-/// (microseconds in a VM) would dominate the times, differently for each algorithm and
-/// size. Libraries keep buffer pools for the same reason.
-fn keep_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only changes glibc's allocation thresholds; called before any thread.
-    unsafe {
-        libc::mallopt(libc::M_MMAP_MAX, 0);
-        libc::mallopt(libc::M_TRIM_THRESHOLD, i32::MAX);
-    }
-}
-
 fn main() {
-    keep_freed_memory();
+    limits::keep_freed_memory();
     if !toolkit::launch::under_mpirun() {
         toolkit::bench::unbind_ranks(); // before init() re-launches this under mpirun
     }
@@ -388,11 +256,25 @@ fn main() {
         "absmax" => Op::AbsMax,
         other => panic!("--op {other}: expected sum, max, min or absmax"),
     };
-    match arg("--type", "f32").as_str() {
-        "f32" => sweep::<f32>(&world, op),
-        "f64" => sweep::<f64>(&world, op),
-        "i32" => sweep::<i32>(&world, op),
-        "i64" => sweep::<i64>(&world, op),
-        other => panic!("--type {other}: expected f32, f64, i32 or i64"),
+    let runs: usize = arg("--runs", "1")
+        .parse()
+        .expect("--runs N: a number of runs");
+    let outcomes: Vec<summary::Outcome> = (0..runs.max(1))
+        .map(|run| {
+            if world.rank() == 0 && run > 0 {
+                println!("# run {} of {runs}", run + 1);
+            }
+            let table = run == 0;
+            match arg("--type", "f32").as_str() {
+                "f32" => sweep::<f32>(&world, op, table),
+                "f64" => sweep::<f64>(&world, op, table),
+                "i32" => sweep::<i32>(&world, op, table),
+                "i64" => sweep::<i64>(&world, op, table),
+                other => panic!("--type {other}: expected f32, f64, i32 or i64"),
+            }
+        })
+        .collect();
+    if world.rank() == 0 && runs > 1 {
+        summary::over_runs(&outcomes, world.size() as usize);
     }
 }

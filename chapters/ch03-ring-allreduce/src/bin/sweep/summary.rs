@@ -1,13 +1,14 @@
-//! The sweep's summary (`# ...` lines after the table) and its model plot: the model
+//! The sweep's summary (`# ...` lines after the table), its CSV and plots: the model
 //! against the measurement per size, the share of sizes where ex 3.5 picks the fastest
 //! algorithm, and where the ring's time goes at 8 MiB, down from the ping-pong peak.
 //! Part of the `sweep` benchmark (`make bench CH=03`); nothing here runs MPI.
 
-use super::{kib, Row, CHOICES};
+use super::limits::kib;
+use super::{name, Row, CHOICES};
 use ch03::choose::choose_algorithm;
 use ch03::cost::{Algorithm, Costs, Machine};
 use toolkit::plot::{loglog_svg, Series};
-use toolkit::report::write_file;
+use toolkit::report::{csv, write_file};
 
 /// The sizes the model's target covers: 64 KiB to 64 MiB.
 const TARGET_SIZES: std::ops::RangeInclusive<usize> = (64 << 10)..=(64 << 20);
@@ -21,10 +22,67 @@ fn at(rows: &[Row], alg: Algorithm, bytes: usize) -> Option<&Row> {
     rows.iter().find(|r| r.alg == Some(alg) && r.bytes == bytes)
 }
 
+/// CSV, SVG and the summary lines (the chapter's performance targets).
+pub fn report(rows: &[Row], p: usize) {
+    let series: Vec<Series> = rows
+        .iter()
+        .map(|r| r.alg)
+        .fold(Vec::new(), |mut v, a| {
+            if !v.contains(&a) {
+                v.push(a)
+            }
+            v
+        })
+        .into_iter()
+        .map(|a| Series {
+            name: name(&a).into(),
+            points: rows
+                .iter()
+                .filter(|r| r.alg == a)
+                .map(|r| (r.bytes as f64, r.busbw))
+                .collect(),
+        })
+        .collect();
+    let title = format!("allreduce bus bandwidth, {p} ranks");
+    let svg = loglog_svg(&title, "message size (bytes)", "busbw (GB/s)", &series);
+    let csv_path = write_file("ch03-sweep.csv", &csv(rows)).expect("cannot write the CSV");
+    let svg_path = write_file("ch03-busbw.svg", &svg).expect("cannot write the SVG");
+    let at = |a: Option<Algorithm>, b: usize| rows.iter().find(|r| r.alg == a && r.bytes == b);
+    let big: Vec<usize> = rows
+        .iter()
+        .filter(|r| r.bytes >= 4 << 20 && r.alg.is_none())
+        .map(|r| r.bytes)
+        .collect();
+    for (alg, label) in [
+        (Algorithm::Ring, "ring"),
+        (Algorithm::SegmentedRing, "segmented ring"),
+    ] {
+        let ratios: Vec<String> = big
+            .iter()
+            .map(|&b| {
+                format!(
+                    "{:.2}",
+                    at(Some(alg), b).unwrap().busbw / at(Some(Algorithm::Mpi), b).unwrap().busbw
+                )
+            })
+            .collect();
+        println!(
+            "# {label} busbw / MPI busbw at >= 4 MiB: {}",
+            ratios.join(" ")
+        );
+    }
+    let small = rows[0].bytes;
+    let auto = at(None, small).unwrap().seconds / at(Some(Algorithm::Mpi), small).unwrap().seconds;
+    println!("# auto / MPI time at {small} B: {auto:.2}");
+    println!("# wrote {} and {}", csv_path.display(), svg_path.display());
+}
+
 // ANCHOR: targets
 /// Per size, the model's error for the ring and recursive doubling (64 KiB to 64 MiB),
 /// and whether ex 3.5 picked the measured fastest of the two it chooses between.
-pub fn model_and_choice(rows: &[Row], machine: &Machine, p: usize) {
+/// Returns the run's figures (without `busbw_8mib`).
+pub fn model_and_choice(rows: &[Row], machine: &Machine, p: usize) -> Outcome {
+    let mut outcome = Outcome::default();
     for alg in [Algorithm::Ring, Algorithm::RecursiveDoubling] {
         let in_range = |r: &&Row| r.alg == Some(alg) && TARGET_SIZES.contains(&r.bytes);
         let errors: Vec<f64> = rows
@@ -33,6 +91,12 @@ pub fn model_and_choice(rows: &[Row], machine: &Machine, p: usize) {
             .map(|r| r.model_error)
             .collect();
         let within = errors.iter().filter(|e| e.abs() <= TOLERANCE).count();
+        outcome.sizes = errors.len();
+        if alg == Algorithm::Ring {
+            outcome.ring_within = within;
+        } else {
+            outcome.doubling_within = within;
+        }
         let listed: Vec<String> = errors.iter().map(|e| format!("{e:+.0}%")).collect();
         println!(
             "# model vs measured, {}, 64 KiB to 64 MiB: {} ({within} of {} within +-{TOLERANCE}%)",
@@ -71,7 +135,53 @@ pub fn model_and_choice(rows: &[Row], machine: &Machine, p: usize) {
         },
         missed.join(", ")
     );
+    outcome.choice = 100.0 * good as f64 / sizes.len() as f64;
     plot(rows, p);
+    outcome
+}
+
+/// One run's figures against the chapter's targets.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Outcome {
+    /// Sizes from 64 KiB to 64 MiB where the ring's model is within the tolerance.
+    pub ring_within: usize,
+    /// The same for recursive doubling.
+    pub doubling_within: usize,
+    /// Sizes from 64 KiB to 64 MiB.
+    pub sizes: usize,
+    /// Percent of all sizes where ex 3.5 picked the fastest (or within 10%).
+    pub choice: f64,
+    /// The ring's measured busbw at 8 MiB, GB/s.
+    pub busbw_8mib: f64,
+}
+
+/// min / median / max of each figure over the runs (`--runs N`).
+pub fn over_runs(runs: &[Outcome], p: usize) {
+    let spread = |f: fn(&Outcome) -> f64, digits: usize| {
+        let mut v: Vec<f64> = runs.iter().map(f).collect();
+        v.sort_by(f64::total_cmp);
+        let m = v.len() / 2;
+        let one = |x: f64| format!("{x:.digits$}");
+        format!("{} / {} / {}", one(v[0]), one(v[m]), one(v[v.len() - 1]))
+    };
+    let sizes = runs.first().map_or(0, |o| o.sizes);
+    println!(
+        "# over {} runs at {p} ranks, min / median / max:",
+        runs.len()
+    );
+    println!(
+        "#   sizes (of {sizes}) where the model is within +-{TOLERANCE}%: ring {}, rec. doubling {}",
+        spread(|o| o.ring_within as f64, 0),
+        spread(|o| o.doubling_within as f64, 0)
+    );
+    println!(
+        "#   ex 3.5 picks the fastest (or within 10%) at {} % of sizes (target 90%)",
+        spread(|o| o.choice, 0)
+    );
+    println!(
+        "#   ring busbw at 8 MiB: {} GB/s",
+        spread(|o| o.busbw_8mib, 2)
+    );
 }
 // ANCHOR_END: targets
 
@@ -111,10 +221,17 @@ fn plot(rows: &[Row], p: usize) {
 /// The ring at 8 MiB, from the ping-pong peak down to the measured busbw: each step
 /// adds one cost the model measured in this run (busbw of the ring if only that much
 /// were paid), next to the memory system's own limit (memcpy, every rank at once).
-pub fn where_the_time_goes(rows: &[Row], machine: &Machine, p: usize, pingpong: f64, memcpy: f64) {
+/// Returns the measured busbw (GB/s; NaN without an 8 MiB row).
+pub fn where_the_time_goes(
+    rows: &[Row],
+    machine: &Machine,
+    p: usize,
+    pingpong: f64,
+    memcpy: f64,
+) -> f64 {
     let bytes = 8 << 20;
     let Some(ring) = at(rows, Algorithm::Ring, bytes) else {
-        return;
+        return f64::NAN;
     };
     let (n, pf, c) = (bytes as f64, p as f64, bytes / p);
     let (chunk, vector) = (machine.at(c), machine.at(bytes));
@@ -144,5 +261,6 @@ pub fn where_the_time_goes(rows: &[Row], machine: &Machine, p: usize, pingpong: 
         total * 1e6,
         ring.seconds * 1e6
     );
+    ring.busbw
 }
 // ANCHOR_END: where_the_time_goes

@@ -1,7 +1,9 @@
 //! Benchmark: the three halo exchanges at 1, 2 and 4 ranks, strong and weak scaling, and
 //! the update's memory bandwidth against a large memcpy measured in the same run.
 //!
-//! Run: `make bench CH=04` (release build, the solutions). Started without mpirun this
+//! Run: `make bench CH=04` (release build, the solutions; `-- --runs N` repeats the whole
+//! measurement N times and ends with min / median / max of the targets' figures; the
+//! table is the first run's). Started without mpirun this
 //! program is the driver: it runs itself under mpirun at NP = 1, 2, 4
 //! (`toolkit::bench`), whose 1-rank run also measures the copy bandwidth, and collects
 //! one row per (NP, grid, variant).
@@ -22,8 +24,10 @@ use toolkit::bench::{at_rank_counts, tagged, unbind_ranks};
 use toolkit::plot::{loglog_svg, Series};
 use toolkit::report::{print_and_save, write_file, Timing};
 
+mod targets;
+
 /// Global N x N grids for strong scaling.
-const STRONG: [usize; 4] = [128, 256, 1024, 2048];
+pub const STRONG: [usize; 4] = [128, 256, 1024, 2048];
 /// Cells per rank along each axis for weak scaling.
 const WEAK: usize = 1024;
 /// Cell updates per rank per trial (sets the steps), and trials (the best counts).
@@ -34,16 +38,16 @@ const NPS: [u32; 3] = [1, 2, 4];
 
 /// One measurement, as printed by a child's rank 0.
 #[derive(Clone, Debug)]
-struct Sample {
-    np: u32,
-    kind: String,
-    rows: usize,
-    cols: usize,
-    variant: String,
-    steps: usize,
-    step_s: f64,
-    compute_s: f64,
-    comm_s: f64,
+pub struct Sample {
+    pub np: u32,
+    pub kind: String,
+    pub rows: usize,
+    pub cols: usize,
+    pub variant: String,
+    pub steps: usize,
+    pub step_s: f64,
+    pub compute_s: f64,
+    pub comm_s: f64,
 }
 
 /// Runs every (grid, variant) at this job's size; rank 0 prints `ROW,...` lines.
@@ -178,24 +182,40 @@ fn main() {
         "ranks not bound to cores ({}): this machine is shared",
         unbind_ranks()
     );
-    let (mut samples, mut refs, mut kernels) = (vec![], (f64::NAN, f64::NAN), vec![]);
-    for (_, lines) in at_rank_counts(&NPS, Duration::from_secs(600)) {
-        samples.extend(tagged(&lines, "ROW,").filter_map(parse));
-        for l in tagged(&lines, "REF,") {
-            let v: Vec<f64> = l.split(',').filter_map(|x| x.parse().ok()).collect();
-            refs = (v[0], v[1]);
+    let runs: usize = std::env::args()
+        .skip_while(|a| a != "--runs")
+        .nth(1)
+        .map_or(1, |n| n.parse().expect("--runs N: a number of runs"));
+    let mut figures = vec![];
+    for run in 0..runs.max(1) {
+        if run > 0 {
+            println!("run {} of {runs}:", run + 1);
         }
-        for l in tagged(&lines, "KERNEL,") {
-            if let Some((name, t)) = l.split_once(',') {
-                kernels.push((name.to_string(), t.parse().unwrap_or(f64::NAN)));
+        let (mut samples, mut refs, mut kernels) = (vec![], (f64::NAN, f64::NAN), vec![]);
+        for (_, lines) in at_rank_counts(&NPS, Duration::from_secs(600)) {
+            samples.extend(tagged(&lines, "ROW,").filter_map(parse));
+            for l in tagged(&lines, "REF,") {
+                let v: Vec<f64> = l.split(',').filter_map(|x| x.parse().ok()).collect();
+                refs = (v[0], v[1]);
+            }
+            for l in tagged(&lines, "KERNEL,") {
+                if let Some((name, t)) = l.split_once(',') {
+                    kernels.push((name.to_string(), t.parse().unwrap_or(f64::NAN)));
+                }
             }
         }
+        if run == 0 {
+            report(&samples, refs);
+        }
+        figures.push(targets::of_run(&samples, refs, &kernels));
     }
-    report(&samples, refs, &kernels);
+    if runs > 1 {
+        targets::over_runs(&figures);
+    }
 }
 
-/// The table, the CSV, the plots, and the two targets, from every sample.
-fn report(samples: &[Sample], (copy, scale): (f64, f64), kernels: &[(String, f64)]) {
+/// The table, the CSV and the plots, from every sample.
+fn report(samples: &[Sample], (copy, scale): (f64, f64)) {
     let base = |s: &Sample| {
         let same = |b: &&Sample| b.np == 1 && b.kind == s.kind && b.variant == s.variant;
         samples
@@ -242,37 +262,6 @@ fn report(samples: &[Sample], (copy, scale): (f64, f64), kernels: &[(String, f64
             .find(|s| kind == "weak" || s.rows == n)
     };
     let big = STRONG[STRONG.len() - 1];
-    let cells = (big * big) as f64;
-    for (name, seconds) in kernels {
-        let bw = 16.0 * cells / seconds;
-        println!(
-            "target 1, {name} kernel at 1 rank, {big}x{big}: update {:.1} GB/s = {:.0}% of the \
-             copy bandwidth (target: at least 70%), {:.0}% of the scale loop's",
-            bw / 1e9,
-            100.0 * bw / copy,
-            100.0 * bw / scale
-        );
-    }
-    for &n in &STRONG {
-        if let (Some(b), Some(o)) = (
-            find(2, "strong", n, "Blocking"),
-            find(2, "strong", n, "Overlapped"),
-        ) {
-            let ideal = b.compute_s.min(b.comm_s);
-            let saved = b.step_s - o.step_s;
-            println!(
-                "target 2, 2 ranks, {n}x{n}: communication {:.0}% of the blocking step; \
-                 overlapped {:.1} vs blocking {:.1} µs/step: saved {:.1} µs = {:.0}% of \
-                 min(compute, communication) = {:.1} µs",
-                100.0 * b.comm_s / b.step_s,
-                o.step_s * 1e6,
-                b.step_s * 1e6,
-                saved * 1e6,
-                100.0 * saved / ideal,
-                ideal * 1e6
-            );
-        }
-    }
     let series = |kind: &str, n: usize| -> Vec<Series> {
         ["Blocking", "Sendrecv", "Overlapped"]
             .iter()
