@@ -9,6 +9,8 @@
 //! Expect the bucketed sync of the deep MLP several times faster than per tensor at 2+
 //! ranks. On a
 //! 2-core machine NP=4 oversubscribes the cores: its times include waiting for a core.
+//! The last columns compare the CNN's sync (bus bandwidth, as nccl-tests counts it)
+//! with a memcpy on every rank in the same run, the machine's physical limit.
 //! Writes target/workbook/ch06/dp_bench.csv.
 
 use ch06::config::{Config, DeviceChoice};
@@ -21,7 +23,7 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::time::{Duration, Instant};
 use tabled::Tabled;
-use toolkit::bench::{at_rank_counts, tagged};
+use toolkit::bench::{at_rank_counts, tagged, unbind_ranks};
 use toolkit::report::{print_and_save, Timing};
 
 const RANKS: [u32; 3] = [1, 2, 4];
@@ -49,6 +51,10 @@ struct Row {
     bucketed: String,
     #[tabled(rename = "bucketed speed-up")]
     speedup: String,
+    #[tabled(rename = "CNN sync busbw GB/s")]
+    busbw: String,
+    #[tabled(rename = "memcpy GB/s")]
+    memcpy: String,
 }
 
 fn main() {
@@ -57,6 +63,10 @@ fn main() {
         inner(&universe.world());
         return;
     }
+    println!(
+        "ranks not bound to cores ({}): this machine is shared",
+        unbind_ranks()
+    );
     let mut rows = vec![];
     for (np, lines) in at_rank_counts(&RANKS, Duration::from_secs(300)) {
         let Some(line) = tagged(&lines, "RESULT ").next() else {
@@ -72,9 +82,16 @@ fn main() {
             per_tensor: format!("{:.3}", f[4]),
             bucketed: format!("{:.3}", f[5]),
             speedup: format!("{:.1}x", f[4] / f[5]),
+            busbw: format!("{:.2}", f[6]),
+            memcpy: format!("{:.1}", f[7]),
         });
     }
     let path = print_and_save(&rows, "ch06/dp_bench.csv").expect("write csv");
+    println!(
+        "CNN sync busbw = gradient bytes / sync alone · 2(p-1)/p (the allreduce's bytes moved \
+         per rank per second); memcpy = a 64 MiB copy on every rank at once, read + write \
+         counted: the memory system's limit in the same run (no network: a message is a copy)"
+    );
     println!("wrote {}", path.display());
 }
 
@@ -119,15 +136,38 @@ fn inner(world: &SimpleCommunicator) {
         allreduce_bucketed(&reducer, &mut grads, t.buckets(), &mut buf);
     }
     let alone = 1e3 * Timing::over_ranks(world, start.elapsed().as_secs_f64()).max / SYNCS as f64;
+    let bytes: usize = grads
+        .iter()
+        .map(|g| g.numel() * g.kind().elt_size_in_bytes())
+        .sum();
+    let p = f64::from(world.size());
+    let busbw = bytes as f64 / (alone / 1e3) * 2.0 * (p - 1.0) / p / 1e9;
+    let memcpy = memcpy_gbs(world);
     // The deep MLP: one backward, then time each sync SYNCS times.
     let (per_tensor, bucketed) = deep_mlp_syncs(world);
     if world.rank() == 0 {
         let step_ms = 1e3 * wall / STEPS as f64;
         println!(
-            "RESULT {samples_per_s:.1},{step_ms:.3},{:.2},{alone:.4},{per_tensor:.4},{bucketed:.4}",
+            "RESULT {samples_per_s:.1},{step_ms:.3},{:.2},{alone:.4},{per_tensor:.4},{bucketed:.4},\
+             {busbw:.4},{memcpy:.3}",
             100.0 * sync / wall
         );
     }
+}
+
+/// GB/s of a 64 MiB `copy_from_slice` on every rank at once (read + write), best of 5.
+fn memcpy_gbs(world: &SimpleCommunicator) -> f64 {
+    let n = 64 << 20;
+    let (src, mut dst) = (vec![1u8; n], vec![0u8; n]);
+    let mut best = f64::INFINITY;
+    for _ in 0..5 {
+        world.barrier();
+        let start = Instant::now();
+        dst.copy_from_slice(&src);
+        std::hint::black_box(&dst);
+        best = best.min(Timing::over_ranks(world, start.elapsed().as_secs_f64()).max);
+    }
+    2.0 * n as f64 / best / 1e9
 }
 
 fn deep_mlp_syncs(world: &SimpleCommunicator) -> (f64, f64) {
