@@ -91,9 +91,11 @@ impl Costs for CostModel {
 
 /// The time the model predicts for `alg` to allreduce `bytes` bytes over `p` ranks.
 ///
-/// With `n = bytes`, `c = n / p` (one chunk), and, each with the costs of its own size:
-/// `m(x) = alpha + x / beta` (a message; alpha is `rendezvous` from [`EAGER_LIMIT`]
-/// bytes on), `r(x) = x·gamma` (a reduction), `f(x) = x·fresh` (a new buffer):
+/// With `n = bytes`, `c = n / p` (one chunk), and each with the costs of the regime its
+/// bytes live in: `m(x) = alpha + x / beta` (a message of its own size, sent from data
+/// just touched; alpha is `rendezvous` from [`EAGER_LIMIT`] bytes on), `r(x) = x·gamma`
+/// (a reduction into the result vector: the regime of `n`), `f(x) = x·fresh` (a new
+/// buffer of its own size):
 /// - ring: `2(p-1)` messages of `c`, `(p-1)` chunks reduced, a copy of `xs` and an
 ///   inbox: `2(p-1)·m(c) + (p-1)·r(c) + f(n) + f(c)`;
 /// - segmented ring: the same, but each reduce-scatter step sends
@@ -119,7 +121,9 @@ pub fn predict(alg: Algorithm, costs: &impl Costs, p: usize, bytes: usize) -> f6
         }
     };
     let msg = |x: usize| latency(x) + x as f64 / costs.at(x).link.beta;
-    let reduce = |x: usize| x as f64 * costs.at(x).gamma;
+    // A chunk is reduced into the result vector, last touched when it was copied from
+    // `xs`: its gamma is the whole vector's regime, not the chunk's.
+    let reduce = |x: usize| x as f64 * costs.at(bytes).gamma;
     let fresh = |x: usize| x as f64 * costs.at(x).fresh;
     let c = bytes / p;
     match alg {

@@ -46,6 +46,15 @@ pub fn unbind_ranks() -> String {
     format!("{POLICY}={}", std::env::var(POLICY).unwrap_or_default())
 }
 
+/// The machine's load average over the last minute (`/proc/loadavg`), for a benchmark's
+/// header: how many processes wanted a core while it ran (this machine has
+/// `std::thread::available_parallelism()` of them). `NaN` where it cannot be read.
+pub fn load_average() -> f64 {
+    let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let first = text.split_whitespace().next().unwrap_or("");
+    first.parse().unwrap_or(f64::NAN)
+}
+
 /// The lines that start with `prefix`, the prefix cut off.
 pub fn tagged<'a>(lines: &'a [String], prefix: &'a str) -> impl Iterator<Item = &'a str> {
     lines.iter().filter_map(move |l| l.strip_prefix(prefix))

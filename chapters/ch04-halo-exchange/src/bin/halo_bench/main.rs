@@ -188,9 +188,12 @@ fn main() {
         .map_or(1, |n| n.parse().expect("--runs N: a number of runs"));
     let mut figures = vec![];
     for run in 0..runs.max(1) {
-        if run > 0 {
-            println!("run {} of {runs}:", run + 1);
-        }
+        let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+        let load = toolkit::bench::load_average();
+        println!(
+            "run {} of {runs}: load average {load:.1} on {cores} cores",
+            run + 1
+        );
         let (mut samples, mut refs, mut kernels) = (vec![], (f64::NAN, f64::NAN), vec![]);
         for (_, lines) in at_rank_counts(&NPS, Duration::from_secs(600)) {
             samples.extend(tagged(&lines, "ROW,").filter_map(parse));
