@@ -69,4 +69,12 @@ mod tests {
         let lines = ["ROW,1,2".to_string(), "noise".into(), "ROW,3".into()];
         assert_eq!(tagged(&lines, "ROW,").collect::<Vec<_>>(), ["1,2", "3"]);
     }
+
+    #[test]
+    fn the_load_average_is_the_first_field_of_proc_loadavg() {
+        let text = std::fs::read_to_string("/proc/loadavg").unwrap();
+        let first: f64 = text.split_whitespace().next().unwrap().parse().unwrap();
+        let got = load_average();
+        assert!(got >= 0.0 && (got - first).abs() < 5.0, "{got} vs {first}");
+    }
 }
