@@ -76,10 +76,10 @@ pub struct CostModel {
 }
 
 // ANCHOR: predict
-/// The costs as a function of the size of what they apply to: a [`CostModel`] is one
-/// regime for every size; a [`Machine`] has one per size (caches, then DRAM).
+/// The costs as a function of the size of the vector: a [`CostModel`] is one regime for
+/// every size; a [`Machine`] has one per size (caches, then DRAM).
 pub trait Costs {
-    /// The model for a message, a reduction or a buffer of `bytes` bytes.
+    /// The model for an allreduce of a vector of `bytes` bytes per rank.
     fn at(&self, bytes: usize) -> CostModel;
 }
 
@@ -91,11 +91,10 @@ impl Costs for CostModel {
 
 /// The time the model predicts for `alg` to allreduce `bytes` bytes over `p` ranks.
 ///
-/// With `n = bytes`, `c = n / p` (one chunk), and each with the costs of the regime its
-/// bytes live in: `m(x) = alpha + x / beta` (a message of its own size, sent from data
-/// just touched; alpha is `rendezvous` from [`EAGER_LIMIT`] bytes on), `r(x) = x·gamma`
-/// (a reduction into the result vector: the regime of `n`), `f(x) = x·fresh` (a new
-/// buffer of its own size):
+/// With `n = bytes`, `c = n / p` (one chunk), and the costs of the regime the vector of
+/// `n` bytes lives in (`costs.at(n)`): `m(x) = alpha + x / beta` (a message; alpha is
+/// `rendezvous` from [`EAGER_LIMIT`] bytes on), `r(x) = x·gamma` (a reduction),
+/// `f(x) = x·fresh` (a new buffer):
 /// - ring: `2(p-1)` messages of `c`, `(p-1)` chunks reduced, a copy of `xs` and an
 ///   inbox: `2(p-1)·m(c) + (p-1)·r(c) + f(n) + f(c)`;
 /// - segmented ring: the same, but each reduce-scatter step sends
@@ -112,19 +111,19 @@ pub fn predict(alg: Algorithm, costs: &impl Costs, p: usize, bytes: usize) -> f6
     if p <= 1 {
         return 0.0;
     }
+    // Every algorithm touches the whole vector (and its copy) in every call: its
+    // messages, reductions and buffers all pay the regime the vector lives in.
+    let m = costs.at(bytes);
     let latency = |x: usize| {
-        let m = costs.at(x);
         if x >= EAGER_LIMIT {
             m.rendezvous
         } else {
             m.link.alpha
         }
     };
-    let msg = |x: usize| latency(x) + x as f64 / costs.at(x).link.beta;
-    // A chunk is reduced into the result vector, last touched when it was copied from
-    // `xs`: its gamma is the whole vector's regime, not the chunk's.
-    let reduce = |x: usize| x as f64 * costs.at(bytes).gamma;
-    let fresh = |x: usize| x as f64 * costs.at(x).fresh;
+    let msg = |x: usize| latency(x) + x as f64 / m.link.beta;
+    let reduce = |x: usize| x as f64 * m.gamma;
+    let fresh = |x: usize| x as f64 * m.fresh;
     let c = bytes / p;
     match alg {
         Algorithm::Ring => fresh(bytes) + fresh(c) + (pf - 1.0) * (2.0 * msg(c) + reduce(c)),
@@ -280,7 +279,7 @@ pub fn calibrate(world: &SimpleCommunicator) -> Machine {
 }
 
 /// The rungs at `sizes` (bytes), measured as [`calibrate`] does. On a machine shared
-/// with other work, re-measure the rungs a size needs right before timing it
+/// with other work, re-measure the rung of a size right before timing it
 /// ([`Machine::update`]): the model then sees the same load as the measurement.
 /// Collective.
 pub fn calibrate_at(world: &SimpleCommunicator, sizes: &[usize]) -> Vec<Rung> {

@@ -58,7 +58,7 @@ pub fn memcpy_bandwidth(w: &SimpleCommunicator, bytes: usize) -> f64 {
 pub fn print_machine(m: &Machine, p: usize, memcpy: f64) {
     println!(
         "# calibration at {p} ranks, every rank busy (alpha from an 8-byte ring shift); \
-         the rungs a size uses were measured again right before it:"
+         the rung of each size was measured again right before it:"
     );
     println!("#   vector  alpha(us)  rendezvous(us)  beta(GB/s)  gamma(ns/B)  fresh(ns/B)");
     for r in &m.rungs {

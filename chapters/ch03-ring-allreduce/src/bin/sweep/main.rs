@@ -191,11 +191,8 @@ fn sweep<T: Elem>(w: &SimpleCommunicator, op: Op, table: bool) -> summary::Outco
         let mut abs = vec![0.0; n];
         w.all_reduce_into(&mine_abs[..], &mut abs[..], SystemOperation::sum());
         let iters = ((64 << 20) / bytes.max(1)).clamp(9, 200);
-        // the rungs this size's messages use, measured again now, under the same load
-        let needed: Vec<usize> = [bytes, bytes / p]
-            .into_iter()
-            .filter(|b| LADDER.contains(b))
-            .collect();
+        // the rung this size uses, measured again now, under the same load
+        let needed: Vec<usize> = [bytes].into_iter().filter(|b| LADDER.contains(b)).collect();
         for rung in calibrate_at(w, &needed) {
             machine.update(rung);
         }

@@ -233,12 +233,11 @@ pub fn where_the_time_goes(
     let Some(ring) = at(rows, Algorithm::Ring, bytes) else {
         return f64::NAN;
     };
-    let (n, pf, c) = (bytes as f64, p as f64, bytes / p);
-    let (chunk, vector) = (machine.at(c), machine.at(bytes));
-    let cf = c as f64;
-    let messages = (pf - 1.0) * 2.0 * (chunk.rendezvous + cf / chunk.link.beta);
-    let reductions = (pf - 1.0) * cf * chunk.gamma;
-    let buffers = n * vector.fresh + cf * chunk.fresh;
+    let (n, pf) = (bytes as f64, p as f64);
+    let (m, c) = (machine.at(bytes), n / pf);
+    let messages = (pf - 1.0) * 2.0 * (m.rendezvous + c / m.link.beta);
+    let reductions = (pf - 1.0) * c * m.gamma;
+    let buffers = (n + c) * m.fresh;
     let busbw = |t: f64| n / t * 2.0 * (pf - 1.0) / pf / 1e9;
     println!(
         "# ring busbw at 8 MiB, {p} ranks (GB/s): ping-pong peak {:.2} (one message at a time, \
