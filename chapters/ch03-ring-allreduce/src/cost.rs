@@ -297,7 +297,10 @@ pub fn calibrate_at(world: &SimpleCommunicator, sizes: &[usize]) -> Vec<Rung> {
     let alpha = shift(8);
     let handshake = shift(EAGER_LIMIT);
     let rung = |&bytes: &usize| {
-        let beta = bytes as f64 / (shift(bytes) - alpha).max(1e-9);
+        // less the latency, but never more than half the time: on a busy machine the
+        // 8-byte shift's median can exceed a large message's
+        let t = shift(bytes);
+        let beta = bytes as f64 / (t - alpha.min(t / 2.0));
         // the eager limit's message, less its bytes at this bandwidth: the handshake
         let rendezvous = (handshake - EAGER_LIMIT as f64 / beta).max(alpha);
         let mut acc = vec![1.0f32; bytes / 4];
