@@ -6,7 +6,9 @@
 //! - [`init`]: the first line of every lab; re-launches under mpirun when started alone,
 //!   asks for the thread level the program needs ([`init_with`]).
 //! - [`job`]: which rank and thread this is; ending every rank at once from any thread.
-//! - [`launch`]: run a program under mpirun/mpiexec (Open MPI or MPICH) with a deadline.
+//! - [`launch`]: run a program under a launcher with a deadline; [`launcher`]: which one
+//!   `$MPIRUN` is (Open MPI, MPICH/Hydra, Slurm srun) and its flags; [`outcome`]: each
+//!   rank's output; [`session`]: ending every rank for sure.
 //! - [`spmd`]: fail fast: a panic on one rank aborts the whole job with `rank R: ...`.
 //! - [`lockstep`]: proptest on every rank at once, verdicts agreed by an allreduce.
 //! - [`watchdog`] + [`intercept`]: a hung case is named with the MPI call each thread of
@@ -34,9 +36,11 @@ pub mod errors;
 pub mod intercept;
 pub mod job;
 pub mod launch;
+pub mod launcher;
 pub mod launcher_output;
 pub mod lockstep;
 pub mod ops;
+pub mod outcome;
 pub mod panics;
 pub mod plot;
 pub mod report;

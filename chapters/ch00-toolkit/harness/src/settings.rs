@@ -53,7 +53,19 @@ pub const SETTINGS: &[Setting] = &[
     Setting {
         name: "MPIRUN",
         default: "mpirun",
-        meaning: "the launcher, e.g. mpirun.mpich (build with MPICC=mpicc.mpich too)",
+        meaning: "the launcher: Open MPI mpirun, MPICH mpiexec (e.g. mpirun.mpich, build with \
+                  MPICC=mpicc.mpich too) or Slurm srun, recognised by its --version",
+    },
+    Setting {
+        name: "HOSTFILE",
+        default: "unset (this machine)",
+        meaning: "a host list for mpirun (--hostfile) or mpiexec (-f): `node1 slots=4` per line",
+    },
+    Setting {
+        name: "MPIRUN_ARGS",
+        default: "unset",
+        meaning: "extra launcher options, split on spaces (e.g. --mca btl tcp,self or \
+                  --gpus-per-task=1)",
     },
 ];
 // ANCHOR_END: settings
