@@ -6,7 +6,10 @@
 #   make verify            every stub fails with its own `ex N.M` message, every solution passes
 #   make book | serve      build / serve the book (book/build/index.html)
 #   make bench [CH=NN]     the benchmarks (all, or one chapter's); results under target/workbook/
-# Overrides: NP (ranks, default 4), MPIRUN (e.g. mpirun.mpich), MPICC, LIBTORCH.
+#   make cluster-test      a two-node cluster in network namespaces: hello, ch03, ch06, a kill
+#   make slurm-test        a one-node Slurm: srun -n 4 runs a lab and tests, sbatch a check
+# Overrides: NP (ranks, default 4), MPIRUN (mpirun, mpiexec or srun), HOSTFILE, MPIRUN_ARGS,
+# MPICC, LIBTORCH; CLUSTER=netns runs `run`, `check`, `bench` on the two-node cluster.
 
 SHELL := /bin/bash
 NP ?= 4
@@ -20,10 +23,12 @@ chapter_dir = $(firstword $(wildcard chapters/ch$(1)-*))
 labs_of = $(shell sed -n 's/^labs *= *\[\(.*\)\]/\1/p' $(1)/Cargo.toml | tr -d '",')
 benches_of = $(shell sed -n 's/^benches *= *\[\(.*\)\]/\1/p' $(1)/Cargo.toml | tr -d '",')
 WORKBOOK := cargo run -q -p toolkit --bin workbook --
+# CLUSTER=netns: the command runs with the two-node namespace cluster up (root only).
+ON_CLUSTER := $(if $(filter netns,$(CLUSTER)),scripts/cluster/netns.sh run,$(if $(CLUSTER),$(error CLUSTER=$(CLUSTER): the only cluster is CLUSTER=netns)))
 
 .PHONY: help setup tour test check run verify book serve bench outputs
 help:
-	@sed -n '2,10p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,14p' Makefile | sed 's/^# \{0,1\}//'
 
 setup:
 	@bash scripts/setup.sh
@@ -48,12 +53,12 @@ check:
 	@test -n "$(call chapter_dir,$(CH))" || { echo "make check: no chapter $(CH) (try CH=00)"; exit 2; }
 	@# The table is the result: a failing exercise is not an error of make (no "*** Error"
 	@# line); `cargo run -p toolkit --bin workbook -- check NN` exits 1 while any fails.
-	@$(WORKBOOK) check $(CH) || true
+	@$(ON_CLUSTER) $(WORKBOOK) check $(CH) || true
 
 run:
 	@test -n "$(CH)" || { echo "make run: which chapter? e.g. make run CH=00"; exit 2; }
 	@test -n "$(call chapter_dir,$(CH))" || { echo "make run: no chapter $(CH) (try CH=00)"; exit 2; }
-	cargo run -q --release -p $(notdir $(call chapter_dir,$(CH))) \
+	$(ON_CLUSTER) cargo run -q --release -p $(notdir $(call chapter_dir,$(CH))) \
 	  $(if $(SOLUTION),--features solution) \
 	  --bin $(or $(BIN),$(firstword $(call labs_of,$(call chapter_dir,$(CH)))))
 
@@ -73,7 +78,7 @@ bench:
 	@for dir in $(if $(CH),$(call chapter_dir,$(CH)),$(CHAPTERS)); do \
 	  for b in $$(sed -n 's/^benches *= *\[\(.*\)\]/\1/p' $$dir/Cargo.toml | tr -d '",'); do \
 	    echo; echo "=== bench: $$(basename $$dir): $$b (NP=$(NP)) ==="; \
-	    cargo run -q --release -p $$(basename $$dir) --features solution --bin $$b || exit 1; \
+	    $(ON_CLUSTER) cargo run -q --release -p $$(basename $$dir) --features solution --bin $$b || exit 1; \
 	  done; \
 	done
 	$(if $(CH),,cargo bench -p workbook-benches --features solution)
@@ -172,3 +177,16 @@ ifeq ($(CH),07)
 	  cargo run -q --release -p ch07-pipeline --features solution --bin pipe_bench 2>&1; } > book/src/ch07-pipeline/output/pipe_bench.txt
 	@echo "outputs: wrote chapter 7's planted schedule mistakes and the benchmark"
 endif
+
+# Beyond one machine (root): a two-node cluster in network namespaces, and a one-node Slurm.
+# Each sets up and tears down everything it starts, within its deadline.
+.PHONY: cluster-test slurm-test cluster-outputs
+cluster-test:
+	timeout 1200 scripts/cluster/test.sh
+
+slurm-test:
+	timeout 1500 scripts/slurm/test.sh
+
+# The cluster page's figures: book/src/cluster/output/*.txt, each with its command first.
+cluster-outputs:
+	timeout 1800 scripts/cluster/outputs.sh
