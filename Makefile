@@ -8,6 +8,7 @@
 #   make bench [CH=NN]     the benchmarks (all, or one chapter's); results under target/workbook/
 #   make cluster-test      a two-node cluster in network namespaces: hello, ch03, ch06, a kill
 #   make slurm-test        a one-node Slurm: srun -n 4 runs a lab and tests, sbatch a check
+#   make sbatch CH=NN      a chapter's Slurm batch script in target/slurm/ (sbatch it)
 # Overrides: NP (ranks, default 4), MPIRUN (mpirun, mpiexec or srun), HOSTFILE, MPIRUN_ARGS,
 # MPICC, LIBTORCH; CLUSTER=netns runs `run`, `check`, `bench` on the two-node cluster.
 
@@ -28,7 +29,7 @@ ON_CLUSTER := $(if $(filter netns,$(CLUSTER)),scripts/cluster/netns.sh run,$(if 
 
 .PHONY: help setup tour test check run verify book serve bench outputs
 help:
-	@sed -n '2,14p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,15p' Makefile | sed 's/^# \{0,1\}//'
 
 setup:
 	@bash scripts/setup.sh
@@ -180,12 +181,20 @@ endif
 
 # Beyond one machine (root): a two-node cluster in network namespaces, and a one-node Slurm.
 # Each sets up and tears down everything it starts, within its deadline.
-.PHONY: cluster-test slurm-test cluster-outputs
+.PHONY: cluster-test slurm-test cluster-outputs sbatch
 cluster-test:
 	timeout 1200 scripts/cluster/test.sh
 
 slurm-test:
 	timeout 1500 scripts/slurm/test.sh
+
+# A chapter's Slurm batch script: target/slurm/chNN.sbatch (submit with sbatch).
+sbatch:
+	@test -n "$(CH)" || { echo "make sbatch: which chapter? e.g. make sbatch CH=03"; exit 2; }
+	@mkdir -p target/slurm
+	@scripts/slurm/sbatch.sh $(CH) > target/slurm/ch$(CH).sbatch
+	@echo "sbatch: wrote target/slurm/ch$(CH).sbatch; submit it from here: sbatch target/slurm/ch$(CH).sbatch"
+	@echo "sbatch: its output will be target/slurm/workbook-ch$(CH)-JOBID.out"
 
 # The cluster page's figures: book/src/cluster/output/*.txt, each with its command first.
 cluster-outputs:

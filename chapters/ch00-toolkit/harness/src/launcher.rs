@@ -8,7 +8,7 @@
 //! |---|---|---|---|---|
 //! | Open MPI | `mpirun (Open MPI) 4.1.4` | `-n N` | `--tag-output` | `--hostfile F` |
 //! | MPICH / Hydra | `HYDRA build details` | `-n N` | `-prepend-rank` | `-f F` |
-//! | Slurm | `slurm 22.05.8` | `-n N` | `--label` | the allocation (no file) |
+//! | Slurm | `slurm 23.02.7` (Debian: `slurm-wlm`) | `-n N` | `--label` | the allocation (no file) |
 //!
 //! Settings: `MPIRUN` (the launcher), `HOSTFILE` (a host list for mpirun/mpiexec) and
 //! `MPIRUN_ARGS` (extra launcher options, split on spaces), all listed in
@@ -52,7 +52,7 @@ pub fn recognise(version_text: &str) -> Option<Flavor> {
         Some(Flavor::OpenMpi)
     } else if t.contains("hydra") || t.contains("mpich") || t.contains("intel(r) mpi") {
         Some(Flavor::Mpich)
-    } else if t.split_whitespace().next() == Some("slurm") {
+    } else if t.split_whitespace().next().is_some_and(|w| w.starts_with("slurm")) {
         Some(Flavor::Slurm)
     } else {
         None
@@ -162,6 +162,7 @@ mod tests {
         assert_eq!(recognise(ompi), Some(Flavor::OpenMpi));
         assert_eq!(recognise(hydra), Some(Flavor::Mpich));
         assert_eq!(recognise("slurm 22.05.8\n"), Some(Flavor::Slurm));
+        assert_eq!(recognise("slurm-wlm 22.05.8\n"), Some(Flavor::Slurm));
         assert_eq!(recognise("prterun (Open MPI) 5.0.11"), Some(Flavor::OpenMpi));
         assert_eq!(recognise("bash: mpirun: command not found"), None);
     }
