@@ -26,17 +26,22 @@ LOGIN_IP=10.77.0.254
 die() { echo "netns.sh: $*" >&2; exit 1; }
 
 # The settings that make mpirun use the cluster: the hostfile, the remote shell, TCP
-# between nodes (shared memory within one), and only the cluster's link. No binding: both
-# "nodes" share this machine's cores, and each node's daemon would bind its first rank to
-# core 0, so two busy-polling ranks would share one core (4 ms ping-pong, measured).
+# between nodes (shared memory within one), and only the cluster's link. Both "nodes"
+# share this machine's cores, which neither daemon knows: each would bind its first rank
+# to core 0, so two busy-polling ranks would share one core (4 ms ping-pong, measured),
+# and with 2 ranks per node neither sees that 4 ranks share 2 cores, so they would spin
+# instead of yielding (a 128 B allreduce took 12 ms). So: no binding, and yield when idle,
+# as Open MPI does by itself for 4 ranks on one 2-core node (both can be overridden: e.g.
+# OMPI_MCA_mpi_yield_when_idle=0 for 2 ranks, one per core).
 settings() {
   cat <<SETTINGS
 export HOSTFILE=$RUN/hosts
-export OMPI_MCA_plm_rsh_agent=$HERE/netns-rsh
+export OMPI_MCA_plm_rsh_agent=$RUN/netns-rsh
 export OMPI_MCA_btl=tcp,vader,self
 export OMPI_MCA_btl_tcp_if_include=10.77.0.0/24
 export OMPI_MCA_oob_tcp_if_include=10.77.0.0/24
-export OMPI_MCA_hwloc_base_binding_policy=none
+export OMPI_MCA_hwloc_base_binding_policy=\${OMPI_MCA_hwloc_base_binding_policy:-none}
+export OMPI_MCA_mpi_yield_when_idle=\${OMPI_MCA_mpi_yield_when_idle:-1}
 SETTINGS
 }
 
@@ -60,6 +65,8 @@ up() {
   command -v nsenter >/dev/null || die "no 'nsenter': apt-get install util-linux"
   down
   mkdir -p "$RUN/uts"
+  # Open MPI splits the agent's path on spaces: a copy at a path without any.
+  install -m 755 "$HERE/netns-rsh" "$RUN/netns-rsh"
   ip link add "$BRIDGE" type bridge || die "cannot create bridge $BRIDGE (no bridge support in this kernel?)"
   ip addr add "$LOGIN_IP/24" dev "$BRIDGE"
   ip link set "$BRIDGE" up
