@@ -106,8 +106,10 @@ impl Job {
         let mut child = cmd
             .spawn()
             .map_err(|e| format!("cannot start {cmd:?}: {e}"))?;
-        let out = crate::outcome::collect(child.stdout.take().expect("piped"), Stream::Stdout, flavor);
-        let err = crate::outcome::collect(child.stderr.take().expect("piped"), Stream::Stderr, flavor);
+        let out =
+            crate::outcome::collect(child.stdout.take().expect("piped"), Stream::Stdout, flavor);
+        let err =
+            crate::outcome::collect(child.stderr.take().expect("piped"), Stream::Stderr, flavor);
         let (status, timed_out) = crate::session::wait_or_kill(&mut child, self.timeout, flavor);
         let mut lines = out.join().unwrap_or_default();
         lines.extend(err.join().unwrap_or_default());

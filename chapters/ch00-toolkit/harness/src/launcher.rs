@@ -52,7 +52,11 @@ pub fn recognise(version_text: &str) -> Option<Flavor> {
         Some(Flavor::OpenMpi)
     } else if t.contains("hydra") || t.contains("mpich") || t.contains("intel(r) mpi") {
         Some(Flavor::Mpich)
-    } else if t.split_whitespace().next().is_some_and(|w| w.starts_with("slurm")) {
+    } else if t
+        .split_whitespace()
+        .next()
+        .is_some_and(|w| w.starts_with("slurm"))
+    {
         Some(Flavor::Slurm)
     } else {
         None
@@ -67,7 +71,10 @@ pub fn flavor() -> Result<Flavor, String> {
     let cmd = mpirun_command();
     let mut known = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
     let known = known.get_or_insert_with(HashMap::new);
-    known.entry(cmd.clone()).or_insert_with(|| ask(&cmd)).clone()
+    known
+        .entry(cmd.clone())
+        .or_insert_with(|| ask(&cmd))
+        .clone()
 }
 
 fn ask(cmd: &str) -> Result<Flavor, String> {
@@ -90,7 +97,9 @@ fn ask(cmd: &str) -> Result<Flavor, String> {
 
 /// `HOSTFILE`, when set: the hosts mpirun/mpiexec may start ranks on.
 pub fn hostfile() -> Option<String> {
-    std::env::var("HOSTFILE").ok().filter(|h| !h.trim().is_empty())
+    std::env::var("HOSTFILE")
+        .ok()
+        .filter(|h| !h.trim().is_empty())
 }
 
 /// `MPIRUN_ARGS`, split on whitespace: extra launcher options (e.g. `--mca btl tcp,self`,
@@ -163,7 +172,10 @@ mod tests {
         assert_eq!(recognise(hydra), Some(Flavor::Mpich));
         assert_eq!(recognise("slurm 22.05.8\n"), Some(Flavor::Slurm));
         assert_eq!(recognise("slurm-wlm 22.05.8\n"), Some(Flavor::Slurm));
-        assert_eq!(recognise("prterun (Open MPI) 5.0.11"), Some(Flavor::OpenMpi));
+        assert_eq!(
+            recognise("prterun (Open MPI) 5.0.11"),
+            Some(Flavor::OpenMpi)
+        );
         assert_eq!(recognise("bash: mpirun: command not found"), None);
     }
 
