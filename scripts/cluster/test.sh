@@ -6,6 +6,7 @@
 #   2. a chapter 3 property test (ex 3.3 at 1..8 ranks) passes with ranks on both nodes;
 #   3. the chapter 6 trainer (2 epochs) trains across the two nodes;
 #   4. a rank killed on node-b ends the whole job on node-a, in seconds (measured);
+#   5. a job past WORKBOOK_JOB_TIMEOUT is stopped on both nodes;
 # then removes the cluster (always, even on failure) and checks nothing is left running.
 # Root only. Expect about a minute after the build; output under target/cluster/.
 set -euo pipefail
@@ -102,6 +103,15 @@ secs=$(awk "BEGIN { printf \"%.2f\", $k1 - $k0 }")
 awk "BEGIN { exit !($secs < 10) }" || fail "the job took $secs s to end after the kill"
 echo "cluster-test: 4. SIGKILL to a rank on node-b (pid $victim): the whole job ended $secs s later, exit $(cat "$OUT/kill.rc")"
 echo "$secs" > "$OUT/kill-seconds.txt"
+
+# 5. past its deadline, the job is stopped on both nodes.
+t=$(date +%s)
+rc=0
+WORKBOOK_JOB_TIMEOUT=4 NP=4 timeout 60 "$TARGET/release/train" --model mlp --epochs 100 \
+  > "$OUT/deadline.txt" 2>&1 || rc=$?
+[ "$rc" != 0 ] || fail "the job past its deadline exited 0"
+grep -q "ran past its 4 s deadline" "$OUT/deadline.txt" || { cat "$OUT/deadline.txt"; fail "no deadline message"; }
+echo "cluster-test: 5. a trainer past WORKBOOK_JOB_TIMEOUT=4 was stopped on both nodes after $(elapsed "$t") s"
 
 # Nothing of the jobs is left on either node or on this machine.
 sleep 0.5
