@@ -29,7 +29,7 @@ ON_CLUSTER := $(if $(filter netns,$(CLUSTER)),scripts/cluster/netns.sh run,$(if 
 
 .PHONY: help setup tour test check run verify book serve bench outputs
 help:
-	@sed -n '2,15p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,13p' Makefile | sed 's/^# \{0,1\}//'
 
 setup:
 	@bash scripts/setup.sh
