@@ -10,7 +10,8 @@
 # Root only. `up` takes a few seconds (plus the install the first time) and is idempotent:
 # an old instance is stopped first. The node is this host with 8 CPUs declared (so that the
 # tests' 8-rank jobs fit on a small machine; a real site declares its real cores), one
-# partition `workbook`, MpiDefault=pmix.
+# partition `workbook`, MpiDefault=pmix; everything on 127.0.0.1, so the host name need
+# not resolve.
 set -euo pipefail
 
 RUN=/run/workbook-slurm
@@ -52,7 +53,7 @@ conf() {
   cat <<CONF
 # The workbook's one-node Slurm (scripts/slurm/cluster.sh); every path is under $RUN.
 ClusterName=workbook
-SlurmctldHost=$NODE
+SlurmctldHost=$NODE(127.0.0.1)
 SlurmUser=root
 SlurmdUser=root
 SlurmctldPort=6917
@@ -78,7 +79,7 @@ KillWait=5
 InactiveLimit=0
 JobCompType=jobcomp/none
 AccountingStorageType=accounting_storage/none
-NodeName=$NODE CPUs=8 State=UNKNOWN
+NodeName=$NODE NodeAddr=127.0.0.1 CPUs=8 State=UNKNOWN
 PartitionName=workbook Nodes=$NODE Default=YES MaxTime=60 State=UP OverSubscribe=NO
 CONF
 }
