@@ -61,9 +61,10 @@ fn device(world: &SimpleCommunicator) -> Device {
     let gpus = visible_gpus();
     if gpus == 0 {
         if world.rank() == 0 {
+            let why = torch_link::why_no_cuda(false).unwrap_or_default();
             println!(
-                "no GPU: this LibTorch sees no CUDA device, so the device part is skipped; \
-                 the host part runs CPU tensors through the same staged code"
+                "no GPU ({why}), so the device part is skipped; the host part runs CPU \
+                 tensors through the same staged code"
             );
         }
         return Device::Cpu;
