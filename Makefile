@@ -6,6 +6,8 @@
 #   make verify            every stub fails with its own `ex N.M` message, every solution passes
 #   make book | serve      build / serve the book (book/build/index.html)
 #   make bench [CH=NN]     the benchmarks (all, or one chapter's); results under target/workbook/
+#   make gpu-kit           GPU labs + tests built against CUDA LibTorch, packed for a GPU machine
+#   make gpu-kit-dry       run the kit's check here, without a GPU (what the GPU machine runs)
 # Overrides: NP (ranks, default 4), MPIRUN (e.g. mpirun.mpich), MPICC, LIBTORCH.
 
 SHELL := /bin/bash
@@ -21,9 +23,9 @@ labs_of = $(shell sed -n 's/^labs *= *\[\(.*\)\]/\1/p' $(1)/Cargo.toml | tr -d '
 benches_of = $(shell sed -n 's/^benches *= *\[\(.*\)\]/\1/p' $(1)/Cargo.toml | tr -d '",')
 WORKBOOK := cargo run -q -p toolkit --bin workbook --
 
-.PHONY: help setup tour test check run verify book serve bench outputs
+.PHONY: help setup tour test check run verify book serve bench outputs gpu-kit gpu-kit-dry
 help:
-	@sed -n '2,10p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,12p' Makefile | sed 's/^# \{0,1\}//'
 
 setup:
 	@bash scripts/setup.sh
@@ -78,6 +80,14 @@ bench:
 	done
 	$(if $(CH),,cargo bench -p workbook-benches --features solution)
 	@echo "bench: results under target/workbook/ (and target/criterion/ for criterion)"
+
+# The GPU kit: scripts/gpu-kit/build.sh builds and packs it (target/gpu-kit/kit); its
+# run.sh runs on a GPU machine (`bash kit/run.sh`), or here with --dry.
+gpu-kit:
+	@bash scripts/gpu-kit/build.sh
+
+gpu-kit-dry: gpu-kit
+	@bash target/gpu-kit/kit/run.sh --dry --results target/gpu-kit/dry-results
 
 # Program output shown in the book, captured from real runs (first line: the command).
 .PHONY: outputs

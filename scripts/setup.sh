@@ -151,9 +151,21 @@ torch_check() {
   if ! why=$(python3 -c 'import ctypes,sys; ctypes.CDLL(sys.argv[1])' "$dir/lib/libtorch_cpu.so" 2>&1); then
     echo "$dir/lib/libtorch_cpu.so does not load: $(echo "$why" | tail -n 1)"; return 1
   fi
-  local kind=CPU
-  [ -f "$dir/lib/libtorch_cuda.so" ] && kind="CUDA (libtorch_cuda.so present)"
-  echo "${version:-version file missing, assumed $TORCH_VERSION}, $kind, loads"
+  echo "${version:-version file missing, assumed $TORCH_VERSION}, loads; $(torch_cuda_use "$dir")"
+}
+# Whether binaries built against this LibTorch can use a GPU here, and why not.
+torch_cuda_use() {
+  local dir=$1 why gpus
+  if [ ! -f "$dir/lib/libtorch_cuda.so" ]; then
+    echo "CPU only: --device cuda cannot work with this build (for GPUs: LIBTORCH=<a CUDA LibTorch $TORCH_VERSION>, or make gpu-kit for a GPU machine)"
+    return
+  fi
+  gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+  if ! why=$(python3 -c 'import ctypes,sys; ctypes.CDLL(sys.argv[1])' "$dir/lib/libtorch_cuda.so" 2>&1); then
+    echo "CUDA build (binaries keep libtorch_cuda.so), but it does not load here: $(echo "$why" | tail -n 1 | cut -c1-120); GPUs: ${gpus:-0}"
+  else
+    echo "CUDA build: libtorch_cuda.so loads, binaries keep it linked; GPUs: ${gpus:-0}"
+  fi
 }
 if [ -n "${LIBTORCH:-}" ]; then
   if what=$(torch_check "$LIBTORCH"); then
