@@ -99,13 +99,16 @@ NP=2 step ch07-pipeline-cuda-np2 150 $cuda "$B/pipeline" --device cuda --steps 1
 NP=4 step ch07-pipeline-cuda-dp2 150 $cuda "$B/pipeline" --device cuda --dp 2 --steps 1500
 
 # --- the figures ----------------------------------------------------------------------------
+# The figures also go to figures.txt, on their own, for the book.
+FIGURES=$RESULTS/figures.txt
+fig() { echo "$*" | tee -a "$FIGURES" >>"$REPORT"; echo "$*"; }
 say ""
-say "figures (last epoch / last report line of each run):"
+fig "figures (last epoch / last report line of each run):"
 for f in "$RESULTS"/ch06-train-*.txt; do
-  say "  $(basename "$f" .txt): $(grep '^epoch' "$f" | tail -n 1)"
+  fig "  $(basename "$f" .txt): $(grep '^epoch' "$f" | tail -n 1)"
 done
 for f in "$RESULTS"/ch07-pipeline-*.txt; do
-  say "  $(basename "$f" .txt): $(grep -E '^ +[0-9]+ ' "$f" | tail -n 1)"
+  fig "  $(basename "$f" .txt): $(grep -E '^ +[0-9]+ ' "$f" | tail -n 1)"
 done
 say "gpu-kit check: $([ $FAILED = 0 ] && echo 'every step passed' || echo 'SOME STEPS FAILED') in $(( $(date +%s) - T0 )) s"
 exit $FAILED
