@@ -22,11 +22,17 @@
 //! - [`compare`], [`report`], [`plot`], [`bench`](mod@bench): checking results, timing
 //!   over ranks, tables, CSV and SVG files under `target/workbook/`, benchmarks over rank
 //!   counts.
-//! - [`check`]: `make check` and `make verify` (the `workbook` binary).
+//! - [`check`]: `make check` and `make verify` (the `workbook` binary); [`progress`]: the
+//!   progress file each `make check` writes and the class table `make class` merges.
+//! - [`course`]: the course plan (`course.toml`), the one source of every minute the book
+//!   states; [`schedule`], [`course_map`], [`teaching`]: the teaching pages made from it.
 
 pub mod bench;
 pub mod check;
+pub mod check_table;
 pub mod compare;
+pub mod course;
+pub mod course_map;
 pub mod declare;
 pub mod diagnose;
 pub mod elem;
@@ -39,11 +45,14 @@ pub mod lockstep;
 pub mod ops;
 pub mod panics;
 pub mod plot;
+pub mod progress;
 pub mod report;
+pub mod schedule;
 pub mod session;
 pub mod settings;
 pub mod split;
 pub mod spmd;
+pub mod teaching;
 pub mod testing;
 pub mod watchdog;
 pub mod wrappers;
