@@ -25,7 +25,8 @@
 //! - [`check`]: `make check` and `make verify` (the `workbook` binary); [`progress`]: the
 //!   progress file each `make check` writes and the class table `make class` merges.
 //! - [`course`]: the course plan (`course.toml`), the one source of every minute the book
-//!   states; [`schedule`], [`course_map`], [`teaching`]: the teaching pages made from it.
+//!   states; [`schedule`], [`course_map`], [`teaching`]: the teaching pages made from it;
+//!   [`handout`]: the course without solutions, and releasing one chapter's.
 
 pub mod bench;
 pub mod check;
@@ -37,6 +38,7 @@ pub mod declare;
 pub mod diagnose;
 pub mod elem;
 pub mod errors;
+pub mod handout;
 pub mod intercept;
 pub mod job;
 pub mod launch;

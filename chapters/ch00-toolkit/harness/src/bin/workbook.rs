@@ -7,6 +7,8 @@
 //! workbook verify --stubs-only   the first half (make test has just run the solutions)
 //! workbook teaching    regenerate book/src/teaching/ (schedules, chapter map) from course.toml
 //! workbook class DIR   merge the progress.json files of DIR into one class table (+ HTML)
+//! workbook handout DEST        the course without solutions/ and planted mistakes
+//! workbook release NN DEST     add chapter NN's solutions to the handout in DEST
 //! ```
 //! Run it from the repository root (the Makefile does).
 
@@ -126,6 +128,40 @@ fn class(dir: &Path) -> i32 {
     0
 }
 
+/// Writes the course without solutions into `dest`.
+fn handout(root: &Path, dest: &Path) -> i32 {
+    match toolkit::handout::handout(root, dest) {
+        Ok(n) => {
+            println!(
+                "handout: wrote {n} files to {} (no solutions/, no planted mistakes); \
+                 release a chapter with make release CH=NN DEST={}",
+                dest.display(),
+                dest.display()
+            );
+            0
+        }
+        Err(e) => {
+            eprintln!("workbook handout: {e}");
+            2
+        }
+    }
+}
+
+/// Adds one chapter's solutions to a handout.
+fn release(root: &Path, nn: &str, dest: &Path) -> i32 {
+    match toolkit::handout::release(root, nn, dest) {
+        Ok(n) => {
+            println!("release: chapter {nn}'s solutions ({n} files) are in {}", dest.display());
+            println!("  learners: git pull (or copy) it, then make run CH={nn} SOLUTION=1");
+            0
+        }
+        Err(e) => {
+            eprintln!("workbook release: {e}");
+            2
+        }
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let root = Path::new(".");
@@ -134,12 +170,14 @@ fn main() {
         ["check"] => toolkit::check_table::check_all(root),
         ["teaching"] => teaching(root),
         ["class", dir] => class(Path::new(dir)),
+        ["handout", dest] => handout(root, Path::new(dest)),
+        ["release", nn, dest] => release(root, nn, Path::new(dest)),
         ["verify"] => verify(root, true),
         ["verify", "--stubs-only"] => verify(root, false),
         _ => {
             eprintln!(
-                "usage: workbook check [NN] | verify [--stubs-only] | teaching | class DIR   \
-                 (from the repository root)"
+                "usage: workbook check [NN] | verify [--stubs-only] | teaching | class DIR | \
+                 handout DEST | release NN DEST   (from the repository root)"
             );
             2
         }
