@@ -74,8 +74,14 @@ class:
 	@$(WORKBOOK) class $(DIR)
 
 # The schedules and the chapter map under book/src/teaching/, from course.toml.
+# Also captures the pages' samples: make doctor here, make class on the example class.
 teaching:
 	@$(WORKBOOK) teaching
+	@mkdir -p book/src/teaching/output
+	{ echo '$$ make doctor'; bash scripts/doctor.sh 2>&1 || true; } > book/src/teaching/output/doctor.txt
+	{ echo '$$ make class DIR=book/src/teaching/example-class'; \
+	  $(WORKBOOK) class book/src/teaching/example-class 2>&1 | sed 's#$(CURDIR)/##'; } > book/src/teaching/output/class.txt
+	@echo "teaching: wrote book/src/teaching/output/doctor.txt and class.txt"
 
 # A copy of the course without solutions/ and planted mistakes; then one chapter's solutions.
 handout:
