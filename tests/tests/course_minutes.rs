@@ -61,7 +61,9 @@ fn exercise_headings_state_the_plans_minutes_and_open_with_the_file_to_edit() {
         let headings: Vec<&String> = found.iter().map(|(h, _)| h).collect();
         let wanted: Vec<String> = c.exercises.iter().map(|e| e.heading()).collect();
         if headings != wanted.iter().collect::<Vec<_>>() {
-            problems.push(format!("{page}: headings\n  {headings:?}\nbut course.toml gives\n  {wanted:?}"));
+            problems.push(format!(
+                "{page}: headings\n  {headings:?}\nbut course.toml gives\n  {wanted:?}"
+            ));
             continue;
         }
         for (e, (_, body)) in c.exercises.iter().zip(&found) {
@@ -73,12 +75,18 @@ fn exercise_headings_state_the_plans_minutes_and_open_with_the_file_to_edit() {
                     e.edit_line()
                 ));
             }
-            let tiers = ["Hint 1 (a nudge)", "Hint 2 (the approach)", "Hint 3 (nearly code)"];
+            let tiers = [
+                "Hint 1 (a nudge)",
+                "Hint 2 (the approach)",
+                "Hint 3 (nearly code)",
+            ];
             let places: Vec<Option<usize>> = tiers
                 .iter()
                 .map(|t| body.find(&format!("<details><summary>{t}</summary>")))
                 .collect();
-            let in_order = places.windows(2).all(|w| matches!(w, [Some(a), Some(b)] if a < b));
+            let in_order = places
+                .windows(2)
+                .all(|w| matches!(w, [Some(a), Some(b)] if a < b));
             if !in_order || places[0].is_none() {
                 problems.push(format!(
                     "{page}: ex {} needs the three collapsed hints, in order: {tiers:?}",
@@ -86,7 +94,10 @@ fn exercise_headings_state_the_plans_minutes_and_open_with_the_file_to_edit() {
                 ));
             }
             if body.contains("*Hints*") {
-                problems.push(format!("{page}: ex {} has an uncollapsed *Hints* paragraph", e.id));
+                problems.push(format!(
+                    "{page}: ex {} has an uncollapsed *Hints* paragraph",
+                    e.id
+                ));
             }
         }
     }
@@ -96,7 +107,12 @@ fn exercise_headings_state_the_plans_minutes_and_open_with_the_file_to_edit() {
 /// The figures of minutes a chapter's pages may state: the plan's.
 fn known_minutes(c: &Chapter) -> BTreeSet<u32> {
     let mut known: BTreeSet<u32> = c.exercises.iter().map(|e| e.minutes).collect();
-    known.extend(c.reading.values().filter_map(|m| m.as_integer()).map(|m| m as u32));
+    known.extend(
+        c.reading
+            .values()
+            .filter_map(|m| m.as_integer())
+            .map(|m| m as u32),
+    );
     known.extend([
         c.labs,
         c.reading_total(),
@@ -150,12 +166,17 @@ fn every_page_states_the_plans_minutes() {
             if name == "index.md" {
                 if line_of("*Time: ") != Some(c.time_line().as_str()) {
                     let now = line_of("*Time: ").unwrap_or("(none)");
-                    problems.push(format!("{here}: its time line must be\n  {}\nnot\n  {now}", c.time_line()));
+                    problems.push(format!(
+                        "{here}: its time line must be\n  {}\nnot\n  {now}",
+                        c.time_line()
+                    ));
                 }
             } else if let Some(m) = c.reading_of(name) {
                 let stated = line_of("*Reading: ").unwrap_or("(none)");
                 if !stated.starts_with(&format!("*Reading: {m} minutes.")) {
-                    problems.push(format!("{here}: needs a line `*Reading: {m} minutes. ...*`, not {stated}"));
+                    problems.push(format!(
+                        "{here}: needs a line `*Reading: {m} minutes. ...*`, not {stated}"
+                    ));
                 }
             }
             let mut in_code = false;
@@ -166,7 +187,10 @@ fn every_page_states_the_plans_minutes() {
                 }
                 let lower = line.to_lowercase();
                 if lower.contains("an hour") || lower.contains(" × 1") || lower.contains(" x 15") {
-                    problems.push(format!("{here}:{}: a time not from the plan: {line}", n + 1));
+                    problems.push(format!(
+                        "{here}:{}: a time not from the plan: {line}",
+                        n + 1
+                    ));
                 }
                 for m in stated_minutes(line) {
                     if !known.contains(&m) {
@@ -194,7 +218,10 @@ fn the_plan_names_exactly_the_exercises_of_the_stubs() {
         let stubs: BTreeSet<String> = exercises_in(&dir).into_keys().collect();
         let planned: BTreeSet<String> = c.exercises.iter().map(|e| e.id.clone()).collect();
         if stubs != planned {
-            problems.push(format!("chapter {}: stubs {stubs:?}, course.toml {planned:?}", c.id));
+            problems.push(format!(
+                "chapter {}: stubs {stubs:?}, course.toml {planned:?}",
+                c.id
+            ));
         }
         for e in &c.exercises {
             let found = functions_with_stub(&root.join(&e.file), &e.id);
@@ -206,7 +233,9 @@ fn the_plan_names_exactly_the_exercises_of_the_stubs() {
                 ));
             }
         }
-        assert!(rust_files(&dir.join("src")).iter().any(|f| f.ends_with("lib.rs")));
+        assert!(rust_files(&dir.join("src"))
+            .iter()
+            .any(|f| f.ends_with("lib.rs")));
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
@@ -229,6 +258,41 @@ fn functions_with_stub(file: &std::path::Path, id: &str) -> BTreeSet<String> {
 
 #[test]
 fn the_minutes_reader_finds_every_form() {
-    assert_eq!(stated_minutes("about 1 h 30 of exercises, then 15 minutes"), [90, 15]);
-    assert_eq!(stated_minutes("(10 min) and 2 hours; min(r, extra)"), [10, 120]);
+    assert_eq!(
+        stated_minutes("about 1 h 30 of exercises, then 15 minutes"),
+        [90, 15]
+    );
+    assert_eq!(
+        stated_minutes("(10 min) and 2 hours; min(r, extra)"),
+        [10, 120]
+    );
+}
+
+/// Every teaching page ends with collapsed speaker notes; every exercises page with its
+/// instructor notes, collapsed too.
+#[test]
+fn every_page_has_collapsed_speaker_notes() {
+    let mut problems = vec![];
+    for c in &course().chapters {
+        let folder = book_folder(c);
+        for (page, text) in book_pages().iter().filter(|(p, _)| p.starts_with(&folder)) {
+            let exercises = page.ends_with("exercises.md");
+            let summary = if exercises {
+                "<details><summary>Speaker notes: the exercises</summary>"
+            } else {
+                "<details><summary>Speaker notes</summary>"
+            };
+            let notes = text.rfind(summary);
+            let bullets = notes
+                .map(|at| text[at..].matches("\n- ").count())
+                .unwrap_or(0);
+            if bullets < 3 {
+                problems.push(format!(
+                    "{}: no `{summary}` with at least 3 notes",
+                    page.display()
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -36,14 +36,30 @@ fn the_handout_has_no_solutions_and_resolves_then_a_release_puts_one_chapter_bac
     assert!(!dest.join("solutions").exists(), "solutions/ was copied");
     assert!(dest.join("chapters/ch00-toolkit/src/warmup.rs").is_file());
     for (path, text) in all_text(&dest.join("book/src"), ".md") {
-        let leaks = text.lines().any(|l| l.contains("{{#include") && l.contains("solutions/"));
+        let leaks = text
+            .lines()
+            .any(|l| l.contains("{{#include") && l.contains("solutions/"));
         assert!(!leaks, "{} still includes a solution", path.display());
     }
     for (path, text) in all_text(&dest.join("chapters"), "Cargo.toml") {
         let planted = text.contains("path = \"../../solutions/");
-        assert!(!planted, "{} still has a test in solutions/", path.display());
-        if path.parent().unwrap().parent().unwrap().ends_with("chapters") {
-            assert!(text.contains("solution = []"), "{}: the feature went", path.display());
+        assert!(
+            !planted,
+            "{} still has a test in solutions/",
+            path.display()
+        );
+        if path
+            .parent()
+            .unwrap()
+            .parent()
+            .unwrap()
+            .ends_with("chapters")
+        {
+            assert!(
+                text.contains("\nsolution = "),
+                "{}: the feature went",
+                path.display()
+            );
         }
     }
     // The workspace resolves: every member's manifest and targets are readable.
@@ -53,7 +69,10 @@ fn the_handout_has_no_solutions_and_resolves_then_a_release_puts_one_chapter_bac
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&meta.stderr);
-    assert!(meta.status.success(), "cargo metadata in the handout: {stderr}");
+    assert!(
+        meta.status.success(),
+        "cargo metadata in the handout: {stderr}"
+    );
     let ch02 = std::fs::read_to_string(root.join("chapters/ch02-collectives/Cargo.toml")).unwrap();
     assert_ne!(
         std::fs::read_to_string(dest.join("chapters/ch02-collectives/Cargo.toml")).unwrap(),
@@ -62,14 +81,27 @@ fn the_handout_has_no_solutions_and_resolves_then_a_release_puts_one_chapter_bac
     );
 
     release(&root, "2", &dest).unwrap();
-    assert!(dest.join("solutions/ch02-collectives/planted_mistakes.rs").is_file());
-    assert!(!dest.join("solutions/ch03-ring-allreduce").exists(), "released too much");
+    assert!(dest
+        .join("solutions/ch02-collectives/planted_mistakes.rs")
+        .is_file());
+    assert!(
+        !dest.join("solutions/ch03-ring-allreduce").exists(),
+        "released too much"
+    );
     let now = std::fs::read_to_string(dest.join("chapters/ch02-collectives/Cargo.toml")).unwrap();
     assert_eq!(now, ch02, "release restores the chapter's manifest");
     let page = std::fs::read_to_string(dest.join("book/src/ch02-collectives/exercises.md"));
-    assert!(page.unwrap().contains("../../../solutions/ch02-collectives/"));
-    assert!(release(&root, "42", &dest).is_err(), "a chapter that does not exist");
-    assert!(handout(&root, &dest).is_err(), "a handout over a non-empty folder");
+    assert!(page
+        .unwrap()
+        .contains("../../../solutions/ch02-collectives/"));
+    assert!(
+        release(&root, "42", &dest).is_err(),
+        "a chapter that does not exist"
+    );
+    assert!(
+        handout(&root, &dest).is_err(),
+        "a handout over a non-empty folder"
+    );
     std::fs::remove_dir_all(&dest).unwrap();
 }
 
@@ -88,7 +120,13 @@ fn make_check_ch00_works_in_the_handout() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "make check CH=00 in the handout: {text}");
-    assert!(text.contains("ex 0.1") && text.contains("exercises passed"), "{text}");
+    assert!(
+        out.status.success(),
+        "make check CH=00 in the handout: {text}"
+    );
+    assert!(
+        text.contains("ex 0.1") && text.contains("exercises passed"),
+        "{text}"
+    );
     std::fs::remove_dir_all(&dest).unwrap();
 }

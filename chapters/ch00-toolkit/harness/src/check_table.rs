@@ -102,7 +102,10 @@ pub fn check_chapter(root: &Path, nn: &str, next: bool) -> Verdict {
     }
     let count = |s: Status| list.iter().filter(|e| e.status == s).count();
     let (passed, todo) = (count(Status::Passed), count(Status::NotStarted));
-    let tally = format!("{passed} of {} exercises passed, {todo} not started", list.len());
+    let tally = format!(
+        "{passed} of {} exercises passed, {todo} not started",
+        list.len()
+    );
     println!("\n{tally}.");
     let done = passed == list.len() && others.is_empty();
     let first_open = list.iter().find(|e| e.status != Status::Passed);
@@ -166,6 +169,9 @@ pub fn check_all(root: &Path) -> i32 {
         println!("  {}", v.summary);
     }
     let path = crate::report::out_dir().join("progress.json");
-    println!("progress: {} (make class merges a folder of these)", path.display());
+    println!(
+        "progress: {} (make class merges a folder of these)",
+        path.display()
+    );
     verdicts.iter().map(|v| v.code).max().unwrap_or(0)
 }

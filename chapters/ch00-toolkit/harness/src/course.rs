@@ -80,12 +80,18 @@ impl Course {
         for c in &course.chapters {
             for (page, minutes) in &c.reading {
                 if minutes.as_integer().is_none_or(|m| m < 0) {
-                    return Err(format!("chapter {}: reading of {page} is not minutes", c.id));
+                    return Err(format!(
+                        "chapter {}: reading of {page} is not minutes",
+                        c.id
+                    ));
                 }
             }
             for d in &c.depends {
                 if !course.chapters.iter().any(|o| &o.id == d && o.id < c.id) {
-                    return Err(format!("chapter {} depends on {d}, no earlier chapter", c.id));
+                    return Err(format!(
+                        "chapter {} depends on {d}, no earlier chapter",
+                        c.id
+                    ));
                 }
             }
         }
@@ -195,7 +201,11 @@ impl Exercise {
     /// The line that opens the exercise's section: the file and the functions to edit.
     pub fn edit_line(&self) -> String {
         let names: Vec<String> = self.functions.iter().map(|f| format!("`{f}`")).collect();
-        let word = if names.len() == 1 { "function" } else { "functions" };
+        let word = if names.len() == 1 {
+            "function"
+        } else {
+            "functions"
+        };
         format!("**Edit** `{}`, {word} {}.", self.file, names.join(", "))
     }
 
@@ -266,7 +276,10 @@ mod tests {
         assert_eq!(e.heading(), "## Ex 0.2: gather (25 minutes, optional)");
         assert_eq!(e.anchor(), "ex-02-gather-25-minutes-optional");
         assert_eq!(e.edit_line(), "**Edit** `a.rs`, functions `g`, `h`.");
-        assert_eq!((clock_span(45), clock_span(60), clock_span(125)), ("45 min".into(), "1 h".into(), "2 h 05".into()));
+        assert_eq!(
+            (clock_span(45), clock_span(60), clock_span(125)),
+            ("45 min".into(), "1 h".into(), "2 h 05".into())
+        );
     }
 
     #[test]

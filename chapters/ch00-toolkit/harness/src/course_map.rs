@@ -38,7 +38,12 @@ pub fn map_page(course: &Course) -> String {
         clock_span(course.total()),
         clock_span(course.core_total())
     );
-    let depth = course.chapters.iter().map(|c| level(course, c)).max().unwrap_or(0);
+    let depth = course
+        .chapters
+        .iter()
+        .map(|c| level(course, c))
+        .max()
+        .unwrap_or(0);
     let _ = writeln!(out, "```text");
     for l in 0..=depth {
         let here = course.chapters.iter().filter(|c| level(course, c) == l);
@@ -50,7 +55,12 @@ pub fn map_page(course: &Course) -> String {
                 } else {
                     format!("{} --> ", from.join(" + "))
                 };
-                format!("{arrow}[{} {}, {}]", c.id, short(&c.title), clock_span(c.total()))
+                format!(
+                    "{arrow}[{} {}, {}]",
+                    c.id,
+                    short(&c.title),
+                    clock_span(c.total())
+                )
             })
             .collect();
         let _ = writeln!(out, "level {l}:  {}", boxes.join("    "));
@@ -69,7 +79,11 @@ pub fn map_page(course: &Course) -> String {
             .filter(|o| path.contains(&o.id))
             .map(Chapter::core_total)
             .sum();
-        let deps = if c.depends.is_empty() { "-".to_string() } else { c.depends.join(", ") };
+        let deps = if c.depends.is_empty() {
+            "-".to_string()
+        } else {
+            c.depends.join(", ")
+        };
         let _ = writeln!(
             out,
             "| {} {} | {deps} | {} min | {} min | {} min ({} min) | {} | {} | {} |",
@@ -87,10 +101,22 @@ pub fn map_page(course: &Course) -> String {
     let _ = writeln!(
         out,
         "| **course** | | {} min | {} min | {} min ({} min) | **{}** | **{}** | |",
-        course.chapters.iter().map(Chapter::reading_total).sum::<u32>(),
+        course
+            .chapters
+            .iter()
+            .map(Chapter::reading_total)
+            .sum::<u32>(),
         course.chapters.iter().map(|c| c.labs).sum::<u32>(),
-        course.chapters.iter().map(Chapter::exercise_total).sum::<u32>(),
-        course.chapters.iter().map(Chapter::core_exercise_total).sum::<u32>(),
+        course
+            .chapters
+            .iter()
+            .map(Chapter::exercise_total)
+            .sum::<u32>(),
+        course
+            .chapters
+            .iter()
+            .map(Chapter::core_exercise_total)
+            .sum::<u32>(),
         clock_span(course.total()),
         clock_span(course.core_total())
     );

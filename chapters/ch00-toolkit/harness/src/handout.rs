@@ -22,14 +22,23 @@ use std::process::Command;
 fn course_files(root: &Path) -> Result<Vec<PathBuf>, String> {
     let out = Command::new("git")
         .current_dir(root)
-        .args(["ls-files", "-z", "--cached", "--others", "--exclude-standard"])
+        .args([
+            "ls-files",
+            "-z",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+        ])
         .output()
         .map_err(|e| format!("cannot run git: {e}"))?;
     if !out.status.success() {
         return Err(format!("git ls-files failed in {}", root.display()));
     }
     let text = String::from_utf8_lossy(&out.stdout);
-    let files = text.split('\0').filter(|f| !f.is_empty()).map(PathBuf::from);
+    let files = text
+        .split('\0')
+        .filter(|f| !f.is_empty())
+        .map(PathBuf::from);
     Ok(files.filter(|f| root.join(f).is_file()).collect())
 }
 
@@ -75,7 +84,10 @@ pub fn page_without_solutions(text: &str, nn: &str) -> String {
             .flatten();
         if let Some(end) = block_end {
             let body = &lines[i + 1..end];
-            if body.iter().any(|l| l.contains("{{#include") && l.contains("solutions/")) {
+            if body
+                .iter()
+                .any(|l| l.contains("{{#include") && l.contains("solutions/"))
+            {
                 out.push_str(&format!(
                     "*In this copy of the course the instructor releases this with `make \
                      release CH={nn}`.*\n"
@@ -96,24 +108,34 @@ pub fn page_without_solutions(text: &str, nn: &str) -> String {
 /// The chapter number of a path under `chapters/chNN-*` or `book/src/chNN-*`.
 fn chapter_of(path: &Path) -> Option<String> {
     let s = path.to_string_lossy();
-    let rest = s.strip_prefix("chapters/ch").or(s.strip_prefix("book/src/ch"))?;
+    let rest = s
+        .strip_prefix("chapters/ch")
+        .or(s.strip_prefix("book/src/ch"))?;
     let nn = rest.get(..2)?;
-    nn.chars().all(|c| c.is_ascii_digit()).then(|| nn.to_string())
+    nn.chars()
+        .all(|c| c.is_ascii_digit())
+        .then(|| nn.to_string())
 }
 
 /// Writes the handout of the course at `root` into `dest` (which must not exist or be
 /// empty). Returns how many files it wrote.
 pub fn handout(root: &Path, dest: &Path) -> Result<usize, String> {
-    let busy = std::fs::read_dir(dest).map(|mut d| d.next().is_some()).unwrap_or(false);
+    let busy = std::fs::read_dir(dest)
+        .map(|mut d| d.next().is_some())
+        .unwrap_or(false);
     if busy {
-        return Err(format!("{} is not empty: choose a new folder", dest.display()));
+        return Err(format!(
+            "{} is not empty: choose a new folder",
+            dest.display()
+        ));
     }
     let mut written = 0;
     for file in course_files(root)? {
         if file.starts_with("solutions") {
             continue;
         }
-        let text = std::fs::read(root.join(&file)).map_err(|e| format!("{}: {e}", file.display()))?;
+        let text =
+            std::fs::read(root.join(&file)).map_err(|e| format!("{}: {e}", file.display()))?;
         let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("");
         let text = match (chapter_of(&file), name) {
             (Some(_), "Cargo.toml") => {
@@ -171,7 +193,12 @@ fn commit(dir: &Path, message: &str) {
     let git = |args: &[&str]| {
         Command::new("git")
             .current_dir(dir)
-            .args(["-c", "user.name=workbook", "-c", "user.email=workbook@localhost"])
+            .args([
+                "-c",
+                "user.name=workbook",
+                "-c",
+                "user.email=workbook@localhost",
+            ])
             .args(args)
             .output()
     };
@@ -190,8 +217,14 @@ mod tests {
     fn planted_tests_leave_the_manifest_and_the_rest_stays() {
         let toml = "[package]\nname = \"x\"\n\n[features]\nsolution = []\n\n# The planted\n# mistakes.\n[[test]]\nname = \"planted_mistakes\"\npath = \"../../solutions/x/planted_mistakes.rs\"\nrequired-features = [\"solution\"]\n\n[[test]]\nname = \"mine\"\npath = \"tests/mine.rs\"\n";
         let out = manifest_without_solutions(toml);
-        assert!(!out.contains("solutions/") && !out.contains("# The planted"), "{out}");
-        assert!(out.contains("solution = []") && out.contains("tests/mine.rs"), "{out}");
+        assert!(
+            !out.contains("solutions/") && !out.contains("# The planted"),
+            "{out}"
+        );
+        assert!(
+            out.contains("solution = []") && out.contains("tests/mine.rs"),
+            "{out}"
+        );
     }
 
     #[test]
@@ -199,6 +232,9 @@ mod tests {
         let page = "## Ex 1.1\n```rust,ignore\n{{#include ../../../chapters/x.rs:a}}\n```\n<details>\n\n```rust,ignore\n{{#include ../../../solutions/x.rs:a}}\n```\n\n</details>\n";
         let out = page_without_solutions(page, "01");
         assert!(!out.contains("solutions/"), "{out}");
-        assert!(out.contains("chapters/x.rs:a") && out.contains("make release CH=01"), "{out}");
+        assert!(
+            out.contains("chapters/x.rs:a") && out.contains("make release CH=01"),
+            "{out}"
+        );
     }
 }

@@ -4,7 +4,7 @@
 //! into one table, rows learners, columns exercises, in the terminal and in
 //! `target/workbook/class.html`.
 //!
-//! The learner's name is `WORKBOOK_LEARNER`, else `$USER`.
+//! The learner's name is `WORKBOOK_LEARNER`, else `$USER`, else what `id -un` says.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -22,11 +22,18 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// The learner of this machine: `WORKBOOK_LEARNER`, else `$USER`, else `unknown`.
+    /// The learner of this machine: `WORKBOOK_LEARNER`, else `$USER`, else `id -un`.
     pub fn here() -> Progress {
+        let id_un = || {
+            let out = std::process::Command::new("id").arg("-un").output().ok()?;
+            let name = String::from_utf8_lossy(&out.stdout).trim().to_string();
+            (!name.is_empty()).then_some(name)
+        };
         let learner = std::env::var("WORKBOOK_LEARNER")
             .or_else(|_| std::env::var("USER"))
-            .unwrap_or_else(|_| "unknown".into());
+            .ok()
+            .or_else(id_un)
+            .unwrap_or_else(|| "unknown".into());
         let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
             .map(|h| h.trim().to_string())
             .unwrap_or_else(|_| "unknown".into());
@@ -88,7 +95,10 @@ pub fn read_class(dir: &Path) -> Result<Class, String> {
     let (mut learners, mut unreadable) = (vec![], vec![]);
     let mut files: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
     files.sort();
-    for file in files.iter().filter(|f| f.extension().is_some_and(|x| x == "json")) {
+    for file in files
+        .iter()
+        .filter(|f| f.extension().is_some_and(|x| x == "json"))
+    {
         let text = std::fs::read_to_string(file).unwrap_or_default();
         match serde_json::from_str::<Progress>(&text) {
             Ok(p) => learners.push(p),
@@ -142,9 +152,17 @@ impl Class {
             "not started" => ".",
             _ => " ",
         };
-        let width = self.learners.iter().map(|p| p.learner.len()).max().unwrap_or(7).max(7);
+        let width = self
+            .learners
+            .iter()
+            .map(|p| p.learner.len())
+            .max()
+            .unwrap_or(7)
+            .max(7);
         let mut out = format!("{:width$} |", "learner");
-        self.exercises.iter().for_each(|id| out += &format!(" {id:>4}"));
+        self.exercises
+            .iter()
+            .for_each(|id| out += &format!(" {id:>4}"));
         out += "\n";
         for p in &self.learners {
             out += &format!("{:width$} |", p.learner);
@@ -159,7 +177,11 @@ impl Class {
 
     /// The class as an HTML page: the same table, failing cells red, passed green.
     pub fn html(&self) -> String {
-        let esc = |s: &str| s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+        let esc = |s: &str| {
+            s.replace('&', "&amp;")
+                .replace('<', "&lt;")
+                .replace('>', "&gt;")
+        };
         let mut rows = String::new();
         for p in &self.learners {
             rows += &format!(
@@ -171,11 +193,18 @@ impl Class {
             for id in &self.exercises {
                 let s = self.status(p, id);
                 let class = s.replace(' ', "-");
-                rows += &format!("<td class=\"{class}\" title=\"ex {id}: {s}\">{}</td>", esc(s));
+                rows += &format!(
+                    "<td class=\"{class}\" title=\"ex {id}: {s}\">{}</td>",
+                    esc(s)
+                );
             }
             rows += &format!("<td>{}</td></tr>\n", esc(&self.stuck_at(p)));
         }
-        let head: String = self.exercises.iter().map(|id| format!("<th>{id}</th>")).collect();
+        let head: String = self
+            .exercises
+            .iter()
+            .map(|id| format!("<th>{id}</th>"))
+            .collect();
         format!(
             "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Class progress</title>\n\
              <style>body{{font-family:sans-serif}} td,th{{border:1px solid #ccc;padding:2px 6px;\
@@ -197,6 +226,9 @@ mod tests {
     fn utc_now_is_a_plausible_timestamp() {
         let t = utc_now();
         assert_eq!(t.len(), 20, "{t}");
-        assert!(t.starts_with("20") && t.ends_with('Z') && &t[10..11] == "T", "{t}");
+        assert!(
+            t.starts_with("20") && t.ends_with('Z') && &t[10..11] == "T",
+            "{t}"
+        );
     }
 }

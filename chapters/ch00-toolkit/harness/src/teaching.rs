@@ -11,8 +11,14 @@ use std::path::{Path, PathBuf};
 pub fn generated_pages(course: &Course) -> Vec<(PathBuf, String)> {
     let dir = Path::new("book/src/teaching");
     vec![
-        (dir.join("schedule-1-day.md"), schedule::schedule_page(course, 1)),
-        (dir.join("schedule-2-days.md"), schedule::schedule_page(course, 2)),
+        (
+            dir.join("schedule-1-day.md"),
+            schedule::schedule_page(course, 1),
+        ),
+        (
+            dir.join("schedule-2-days.md"),
+            schedule::schedule_page(course, 2),
+        ),
         (dir.join("map.md"), course_map::map_page(course)),
     ]
 }

@@ -35,9 +35,35 @@ fn learner(name: &str, statuses: &[(&str, &str)]) -> Progress {
 #[test]
 fn three_progress_files_make_one_class_table() {
     let dir = scratch("class");
-    let ana = learner("ana", &[("0.1", "passed"), ("0.2", "passed"), ("0.3", "passed"), ("1.1", "failing"), ("1.2", "not started")]);
-    let bo = learner("bo", &[("0.1", "passed"), ("0.2", "not started"), ("0.3", "not started")]);
-    let cy = learner("cy", &[("0.1", "passed"), ("0.2", "passed"), ("0.3", "passed"), ("1.1", "passed"), ("1.2", "passed"), ("10.1", "passed")]);
+    let ana = learner(
+        "ana",
+        &[
+            ("0.1", "passed"),
+            ("0.2", "passed"),
+            ("0.3", "passed"),
+            ("1.1", "failing"),
+            ("1.2", "not started"),
+        ],
+    );
+    let bo = learner(
+        "bo",
+        &[
+            ("0.1", "passed"),
+            ("0.2", "not started"),
+            ("0.3", "not started"),
+        ],
+    );
+    let cy = learner(
+        "cy",
+        &[
+            ("0.1", "passed"),
+            ("0.2", "passed"),
+            ("0.3", "passed"),
+            ("1.1", "passed"),
+            ("1.2", "passed"),
+            ("10.1", "passed"),
+        ],
+    );
     for p in [&ana, &bo, &cy] {
         let text = serde_json::to_string_pretty(p).unwrap();
         std::fs::write(dir.join(format!("{}.json", p.learner)), text).unwrap();
@@ -47,9 +73,15 @@ fn three_progress_files_make_one_class_table() {
     assert_eq!(class.learners.len(), 3);
     assert_eq!(class.unreadable.len(), 1, "{:?}", class.unreadable);
     assert_eq!(class.exercises, ["0.1", "0.2", "0.3", "1.1", "1.2", "10.1"]);
-    assert_eq!(class.stuck_at(&class.learners[0]), "stuck at ex 1.1 (failing)");
+    assert_eq!(
+        class.stuck_at(&class.learners[0]),
+        "stuck at ex 1.1 (failing)"
+    );
     assert_eq!(class.stuck_at(&class.learners[1]), "next: ex 0.2");
-    assert_eq!(class.stuck_at(&class.learners[2]), "all checked exercises pass");
+    assert_eq!(
+        class.stuck_at(&class.learners[2]),
+        "all checked exercises pass"
+    );
 
     // The command: the terminal table and the HTML page.
     let out_dir = scratch("class-out");
@@ -59,14 +91,35 @@ fn three_progress_files_make_one_class_table() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&run.stdout);
-    assert!(run.status.success(), "{text}{}", String::from_utf8_lossy(&run.stderr));
-    let row = |name: &str| text.lines().find(|l| l.starts_with(name)).unwrap().to_string();
-    assert!(row("ana").contains("+    +    +    x    .") && row("ana").contains("stuck at ex 1.1"), "{text}");
-    assert!(row("bo ").contains("+    .    .") && row("bo ").contains("next: ex 0.2"), "{text}");
-    assert!(text.contains("skipped") && text.contains("broken.json"), "{text}");
+    assert!(
+        run.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let row = |name: &str| {
+        text.lines()
+            .find(|l| l.starts_with(name))
+            .unwrap()
+            .to_string()
+    };
+    assert!(
+        row("ana").contains("+    +    +    x    .") && row("ana").contains("stuck at ex 1.1"),
+        "{text}"
+    );
+    assert!(
+        row("bo ").contains("+    .    .") && row("bo ").contains("next: ex 0.2"),
+        "{text}"
+    );
+    assert!(
+        text.contains("skipped") && text.contains("broken.json"),
+        "{text}"
+    );
     let html = std::fs::read_to_string(out_dir.join("class.html")).unwrap();
     assert_eq!(html.matches("<tr><th title=").count(), 3, "{html}");
-    assert!(html.contains("class=\"failing\" title=\"ex 1.1: failing\""), "{html}");
+    assert!(
+        html.contains("class=\"failing\" title=\"ex 1.1: failing\""),
+        "{html}"
+    );
 
     // An empty folder is an error that says what to put there.
     let empty = scratch("class-empty");
@@ -97,6 +150,9 @@ fn a_check_keeps_the_other_chapters_of_the_progress_file() {
     assert_eq!(back.learner, "dee");
     assert_eq!(back.chapters.get("00"), Some(&one));
     assert_eq!(back.chapters.get("01"), Some(&two));
-    assert!(!out_dir.join("progress.tmp").exists(), "the temp file was left behind");
+    assert!(
+        !out_dir.join("progress.tmp").exists(),
+        "the temp file was left behind"
+    );
     std::fs::remove_dir_all(out_dir).unwrap();
 }

@@ -90,7 +90,9 @@ fn verify(root: &Path, solutions_too: bool) -> i32 {
 fn teaching(root: &Path) -> i32 {
     match toolkit::teaching::write_pages(root) {
         Ok(paths) => {
-            paths.iter().for_each(|p| println!("teaching: wrote {}", p.display()));
+            paths
+                .iter()
+                .for_each(|p| println!("teaching: wrote {}", p.display()));
             0
         }
         Err(e) => {
@@ -151,7 +153,10 @@ fn handout(root: &Path, dest: &Path) -> i32 {
 fn release(root: &Path, nn: &str, dest: &Path) -> i32 {
     match toolkit::handout::release(root, nn, dest) {
         Ok(n) => {
-            println!("release: chapter {nn}'s solutions ({n} files) are in {}", dest.display());
+            println!(
+                "release: chapter {nn}'s solutions ({n} files) are in {}",
+                dest.display()
+            );
             println!("  learners: git pull (or copy) it, then make run CH={nn} SOLUTION=1");
             0
         }
