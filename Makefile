@@ -79,6 +79,8 @@ teaching:
 	@$(WORKBOOK) teaching
 	@mkdir -p book/src/teaching/output
 	{ echo '$$ make doctor'; bash scripts/doctor.sh 2>&1 || true; } > book/src/teaching/output/doctor.txt
+	{ echo '$$ MPIRUN=mpirun-missing make doctor   # a machine without MPI'; \
+	  MPIRUN=mpirun-missing bash scripts/doctor.sh 2>&1 || true; } > book/src/teaching/output/doctor-problem.txt
 	{ echo '$$ make class DIR=book/src/teaching/example-class'; \
 	  $(WORKBOOK) class book/src/teaching/example-class 2>&1 | sed 's#$(CURDIR)/##'; } > book/src/teaching/output/class.txt
 	@echo "teaching: wrote book/src/teaching/output/doctor.txt and class.txt"
