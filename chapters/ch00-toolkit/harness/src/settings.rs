@@ -46,9 +46,24 @@ pub const SETTINGS: &[Setting] = &[
         meaning: "0 switches off the call recorder (the watchdog then cannot name the call)",
     },
     Setting {
+        name: "WORKBOOK_DATA",
+        default: "data/",
+        meaning: "the folder holding the shipped datasets (for binaries run elsewhere)",
+    },
+    Setting {
+        name: "WORKBOOK_REQUIRE_GPU",
+        default: "0",
+        meaning: "1 makes a GPU test fail instead of skipping where no GPU can be used",
+    },
+    Setting {
         name: "WORKBOOK_OUT",
         default: "target/workbook",
         meaning: "where tables, CSV and SVG files are written",
+    },
+    Setting {
+        name: "WORKBOOK_LEARNER",
+        default: "$USER",
+        meaning: "your name in target/workbook/progress.json, which make class merges",
     },
     Setting {
         name: "MPIRUN",
