@@ -104,7 +104,7 @@ fn main() {
     );
     println!(
         "\nresidual after {steps} steps: parallel {residual:.17e}, serial {serial_residual:.17e}, \
-         difference {:.1e} (bound (n-1)·ε·Σ = {:.1e}: {})",
+         difference {:.1e} (bound 2·γ(n-1)·Σ = {:.1e}: {})",
         (residual - serial_residual).abs(),
         toolkit::compare::sum_tolerance::<f64>(terms, serial_residual),
         if agree.is_ok() { "within" } else { "OUTSIDE" }
