@@ -1,6 +1,7 @@
 //! Workspace-wide checks. The tests live in `tests/`:
 //! - `book_sync.rs`: every include in the book points at a real file and anchor, and the
 //!   book holds no pasted code;
+//! - `book_links.rs`: every relative link and `#anchor` of the built book resolves;
 //! - `exercise_rules.rs`: stubs fail loudly with their exercise number, solutions mirror
 //!   the stubs and hold no `todo!`, and the learner meets no answer before the exercise
 //!   (none in `chapters/`, in the book only after it and collapsed);
