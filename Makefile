@@ -109,7 +109,10 @@ ifeq ($(CH),03)
 	  > book/src/ch03-ring-allreduce/output/sweep.txt
 	mkdir -p book/src/ch03-ring-allreduce/img
 	cp $(TARGET_DIR)/workbook/ch03-busbw.svg book/src/ch03-ring-allreduce/img/
-	@echo "outputs: wrote book/src/ch03-ring-allreduce/output/sweep.txt and img/ch03-busbw.svg"
+	@# The ring's messages, traced by the ring_steps lab above (the figures of index.md).
+	cp $(TARGET_DIR)/workbook/ch03-reduce-scatter.svg $(TARGET_DIR)/workbook/ch03-allgather.svg \
+	  book/src/ch03-ring-allreduce/img/
+	@echo "outputs: wrote book/src/ch03-ring-allreduce/output/sweep.txt and img/ch03-busbw.svg, ch03-reduce-scatter.svg, ch03-allgather.svg"
 endif
 ifeq ($(CH),04)
 	mkdir -p book/src/ch04-halo-exchange/img

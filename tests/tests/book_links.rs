@@ -108,7 +108,9 @@ fn broken_links(pages: &BTreeMap<PathBuf, String>, assets: &BTreeSet<PathBuf>) -
 
 /// The mdbook binary: on PATH, or where `cargo install` puts it.
 fn mdbook() -> PathBuf {
-    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default();
     let installed = home.join(".cargo/bin/mdbook");
     if installed.is_file() {
         installed
@@ -128,7 +130,10 @@ fn every_link_and_anchor_in_the_built_book_resolves() {
         .arg(&out)
         .status()
         .unwrap_or_else(|e| panic!("cannot run mdbook ({e}): run `make setup`, which installs it"));
-    assert!(status.success(), "mdbook build book failed: see its messages above");
+    assert!(
+        status.success(),
+        "mdbook build book failed: see its messages above"
+    );
 
     let files = files_under(&out, &|_| true);
     let relative = |p: &PathBuf| p.strip_prefix(&out).unwrap().to_path_buf();
@@ -139,7 +144,11 @@ fn every_link_and_anchor_in_the_built_book_resolves() {
         .filter(|p| !GENERATED.contains(&relative(p).to_str().unwrap_or("")))
         .map(|p| (relative(p), std::fs::read_to_string(p).unwrap()))
         .collect();
-    assert!(pages.len() > 20, "only {} pages built: is the walk right?", pages.len());
+    assert!(
+        pages.len() > 20,
+        "only {} pages built: is the walk right?",
+        pages.len()
+    );
 
     let broken = broken_links(&pages, &assets);
     assert!(
@@ -163,11 +172,20 @@ fn the_checker_finds_a_missing_page_and_a_missing_anchor() {
                 <a href="../ch02/a.html#gone">anchor</a> <a href="missing.html">page</a>"##,
             ),
         ),
-        (PathBuf::from("ch02/a.html"), page(r#"<h2 id="rounds">R</h2>"#)),
+        (
+            PathBuf::from("ch02/a.html"),
+            page(r#"<h2 id="rounds">R</h2>"#),
+        ),
     ]);
     let assets = BTreeSet::from([PathBuf::from("ch01/img/f.svg")]);
     let broken = broken_links(&pages, &assets);
     assert_eq!(broken.len(), 2, "{broken:?}");
-    assert!(broken[0].contains("has no heading or id `gone`"), "{broken:?}");
-    assert!(broken[1].contains("ch01/missing.html is not in the build"), "{broken:?}");
+    assert!(
+        broken[0].contains("has no heading or id `gone`"),
+        "{broken:?}"
+    );
+    assert!(
+        broken[1].contains("ch01/missing.html is not in the build"),
+        "{broken:?}"
+    );
 }
