@@ -103,6 +103,14 @@ ifeq ($(CH),01)
 	  > book/src/ch01-send-recv/output/deadlock-broken.txt
 	@echo "outputs: wrote book/src/ch01-send-recv/output/deadlock-broken.txt (the deadlock, on purpose)"
 endif
+ifeq ($(CH),02)
+	@# The message patterns at 8 ranks (the loop above ran them at NP=$(NP)), and their figures.
+	{ echo '$$ make run CH=02 BIN=patterns NP=8 SOLUTION=1'; \
+	  NP=8 $(MAKE) -s --no-print-directory run CH=02 BIN=patterns SOLUTION=1 2>&1; } > book/src/ch02-collectives/output/patterns.txt
+	mkdir -p book/src/ch02-collectives/img
+	cp $(addprefix $(TARGET_DIR)/workbook/ch02-,broadcast.svg reduce.svg allgather.svg alltoall.svg) book/src/ch02-collectives/img/
+	@echo "outputs: wrote book/src/ch02-collectives/output/patterns.txt and its figures in img/"
+endif
 ifeq ($(CH),03)
 	{ echo '$$ make bench CH=03 NP=$(NP)'; \
 	  cargo run -q --release -p ch03-ring-allreduce --features solution --bin sweep 2>&1; } \

@@ -29,6 +29,9 @@ pub struct Traced {
     pub bytes: i64,
     /// The buffer's address, to find which part of the caller's data it was.
     pub addr: usize,
+    /// For a send, its first 8 bytes (fewer, zero-padded, for a shorter message) as a
+    /// little-endian integer: labs mark each rank's data so that this says what it is.
+    pub first: i64,
 }
 
 static TRACING: AtomicBool = AtomicBool::new(false);
@@ -57,11 +60,19 @@ pub(crate) fn is_on() -> bool {
 /// Notes one message when tracing is on (the wrappers call it before the library).
 pub(crate) fn note(sent: bool, peer: i64, bytes: i64, addr: usize) {
     if TRACING.load(Ordering::Relaxed) {
+        let mut head = [0u8; 8];
+        let n = bytes.clamp(0, 8) as usize;
+        if sent && addr != 0 && n > 0 {
+            // SAFETY: a send buffer the caller just passed to MPI, `bytes` long (>= n).
+            let src = unsafe { std::slice::from_raw_parts(addr as *const u8, n) };
+            head[..n].copy_from_slice(src);
+        }
         let entry = Traced {
             sent,
             peer,
             bytes,
             addr,
+            first: i64::from_le_bytes(head),
         };
         LOG.with(|log| log.borrow_mut().push(entry));
     }
@@ -69,7 +80,7 @@ pub(crate) fn note(sent: bool, peer: i64, bytes: i64, addr: usize) {
 
 /// Gathers every rank's `log` on rank 0, each message with `mark(message)`: an address
 /// means nothing on another rank, so each rank turns it into something that does (a
-/// chunk number) first. Rank 0 gets `Some(logs by rank)`, the others `None`. Every rank
+/// chunk number, or the message's [`Traced::first`] value) first. Rank 0 gets `Some(logs by rank)`, the others `None`. Every rank
 /// of `world` must call it.
 pub fn gather(
     world: &SimpleCommunicator,
@@ -100,6 +111,7 @@ pub fn gather(
                     peer: f[1],
                     bytes: f[2],
                     addr: 0,
+                    first: 0,
                 };
                 (m, f[3])
             })
@@ -179,6 +191,7 @@ mod tests {
             peer: to,
             bytes: 8,
             addr: 0,
+            first: 0,
         }
     }
     fn recv(from: i64) -> Traced {

@@ -108,7 +108,7 @@ fn main() {
         if rank == 0 {
             println!(
                 "ring_steps traces what your ring sends, so it needs ex 3.1 and 3.2 \
-                 (src/ring.rs) first.\n`{todo}` is still a todo!(): finish it \
+                 (src/ring.rs) first.\n`{todo}` is still a stub (todo!): finish it \
                  (make check CH=03 shows\nyour progress), then run make run CH=03 again."
             );
         }
