@@ -102,6 +102,17 @@ ifeq ($(CH),01)
 	  BROKEN=1 $(MAKE) -s --no-print-directory run CH=01 BIN=deadlock SOLUTION=1 2>&1 || true; } \
 	  > book/src/ch01-send-recv/output/deadlock-broken.txt
 	@echo "outputs: wrote book/src/ch01-send-recv/output/deadlock-broken.txt (the deadlock, on purpose)"
+	@# What the checks say about a learner's first wrong attempts (the planted mistakes run
+	@# with WORKBOOK_CASE_TIMEOUT=3; a learner's check waits the default, 20 s).
+	set -o pipefail; for t in a_receive_without_a_send_is_named:open-ring \
+	  sending_first_to_yourself_deadlocks_at_one_rank:shift-1-rank \
+	  everyone_sending_first_deadlocks_and_is_named:shift-3-ranks a_wrong_neighbour_is_named:wrong-neighbour; do \
+	  { echo "\$$ cargo test -p ch01-send-recv --features solution --test planted_mistakes $${t%%:*} -- --nocapture"; \
+	    cargo test -q -p ch01-send-recv --features solution --test planted_mistakes $${t%%:*} -- --nocapture 2>&1 \
+	    | grep -E 'DEADLOCK|minimal failing|says:' | sed 's/^rank [0-9]* | //'; } \
+	    > book/src/ch01-send-recv/output/planted-$${t##*:}.txt || exit 1; \
+	done
+	@echo "outputs: wrote the planted mistakes' reports, book/src/ch01-send-recv/output/planted-*.txt"
 endif
 ifeq ($(CH),02)
 	@# The message patterns at 8 ranks (the loop above ran them at NP=$(NP)), and their figures.
