@@ -183,7 +183,10 @@ ifeq ($(CH),06)
 	{ echo '$$ cargo test -p ch06-data-parallel --features solution --test planted_mistakes -- --nocapture'; \
 	  cargo test -q -p ch06-data-parallel --features solution --test planted_mistakes -- --nocapture 2>&1 \
 	  | grep -E 'says:|expected order'; } > book/src/ch06-data-parallel/output/planted.txt
-	@echo "outputs: wrote the plots, dp_bench.txt and planted.txt in book/src/ch06-data-parallel/"
+	{ echo '$$ cargo run --release -p ch06-data-parallel --features solution --bin bridge_bench'; \
+	  cargo run -q --release -p ch06-data-parallel --features solution --bin bridge_bench 2>&1; } \
+	  > book/src/ch06-data-parallel/output/bridge_bench.txt
+	@echo "outputs: wrote the plots, dp_bench.txt, bridge_bench.txt and planted.txt in book/src/ch06-data-parallel/"
 endif
 ifeq ($(CH),07)
 	set -o pipefail; { echo '$$ cargo test -p ch07-pipeline --features solution --test planted_schedule_mistakes -- --nocapture'; \

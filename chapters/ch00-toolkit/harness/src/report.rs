@@ -124,7 +124,9 @@ fn oversubscription_note_for(ranks: usize, cores: usize) -> String {
     if ranks > cores {
         format!("note: {ranks} ranks share {cores} core(s) (oversubscribed): times include waiting for a core")
     } else {
-        format!("note: {ranks} ranks on {cores} core(s), one core each; times vary from run to run")
+        format!(
+            "note: {ranks} rank(s) on {cores} core(s), one core each; times vary from run to run"
+        )
     }
 }
 

@@ -94,7 +94,10 @@ fn main() {
         world.size()
     );
     println!("{}", table(rows));
-    println!("{}", toolkit::report::oversubscription_note(world.size() as usize));
+    println!(
+        "{}",
+        toolkit::report::oversubscription_note(world.size() as usize)
+    );
     let terms = p.rows * p.cols;
     let agree = close_sums::<f64>(
         "residual",
