@@ -3,7 +3,9 @@
 //!
 //! Wrapped: the blocking point-to-point calls and collectives (a deadlock is always a
 //! thread stuck in one of them), and the communicator constructors, which are collective
-//! too and hang when one rank does not call them.
+//! too and hang when one rank does not call them. The point-to-point wrappers, and
+//! `MPI_Isend`/`MPI_Irecv`, also feed the message trace ([`crate::trace`]) while a lab has
+//! it on.
 #![allow(non_snake_case)]
 
 use crate::intercept::{enter, Kind};
@@ -151,6 +153,9 @@ wrap!(MPI_Waitsome => PMPI_Waitsome(n: c_int, r: *mut MPI_Request, o: *mut c_int
 
 /// The non-blocking calls return at once, so the recorder does not note them (a thread
 /// is never blocked in one); the message trace does.
+///
+/// # Safety
+/// The caller's MPI_Isend arguments, valid as MPI requires; passed on unchanged.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Isend(
     b: Buf,
@@ -169,6 +174,9 @@ pub unsafe extern "C" fn MPI_Isend(
 }
 
 /// See [`MPI_Isend`].
+///
+/// # Safety
+/// The caller's MPI_Irecv arguments, valid as MPI requires; passed on unchanged.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Irecv(
     b: BufMut,
