@@ -4,6 +4,7 @@
 //! - `book_links.rs`: every relative link and `#anchor` of the built book resolves;
 //! - `figures_in_prose.rs`: every measured figure quoted in a page's prose is in an output
 //!   file the page includes (no figure typed by hand);
+//! - `mpi_names.rs`: the rsmpi-to-MPI page names every rsmpi call the chapters use;
 //! - `traced_figures.rs`: every message figure equals a redraw of the trace in its
 //!   captured output;
 //! - `exercise_rules.rs`: stubs fail loudly with their exercise number, solutions mirror
