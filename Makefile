@@ -1,11 +1,16 @@
 # The workbook's user interface. `make help` lists the targets.
 #   make tour              setup, then every chapter's labs (with the solutions) under mpirun
 #   make test              setup, every test against the solutions, verify, the book
-#   make check CH=NN       your code for chapter NN: exercises passed / failing / not started
+#   make doctor            pre-workshop check of this machine; ends in one line for the class chat
+#   make check [CH=NN]     your code: exercises passed / failing / not started (all chapters without CH)
 #   make run CH=NN [BIN=name] [NP=4] [SOLUTION=1]   one lab under mpirun
 #   make verify            every stub fails with its own `ex N.M` message, every solution passes
 #   make book | serve      build / serve the book (book/build/index.html)
 #   make bench [CH=NN]     the benchmarks (all, or one chapter's); results under target/workbook/
+#   make gpu-kit           GPU labs + tests built against CUDA LibTorch, packed for a GPU machine
+#   make gpu-kit-dry       run the kit's check here, without a GPU (what the GPU machine runs)
+# Instructors: make class DIR=folder (merge progress.json files), make teaching (schedules
+#   from course.toml), make handout DEST=dir (no solutions), make release CH=NN DEST=dir.
 # Overrides: NP (ranks, default 4), MPIRUN (e.g. mpirun.mpich), MPICC, LIBTORCH.
 
 SHELL := /bin/bash
@@ -21,9 +26,9 @@ labs_of = $(shell sed -n 's/^labs *= *\[\(.*\)\]/\1/p' $(1)/Cargo.toml | tr -d '
 benches_of = $(shell sed -n 's/^benches *= *\[\(.*\)\]/\1/p' $(1)/Cargo.toml | tr -d '",')
 WORKBOOK := cargo run -q -p toolkit --bin workbook --
 
-.PHONY: help setup tour test check run verify book serve bench outputs
+.PHONY: help setup tour test check run verify book serve bench outputs doctor class teaching handout release gpu-kit gpu-kit-dry
 help:
-	@sed -n '2,10p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,15p' Makefile | sed 's/^# \{0,1\}//'
 
 setup:
 	@bash scripts/setup.sh
@@ -44,10 +49,11 @@ test: setup
 	@echo "make test: all tests passed, every stub fails loudly, the book builds"
 
 check:
-	@test -n "$(CH)" || { echo "make check: which chapter? e.g. make check CH=00"; exit 2; }
-	@test -n "$(call chapter_dir,$(CH))" || { echo "make check: no chapter $(CH) (try CH=00)"; exit 2; }
+	@test -z "$(CH)" || test -n "$(call chapter_dir,$(CH))" || { echo "make check: no chapter $(CH) (try CH=00)"; exit 2; }
 	@# The table is the result: a failing exercise is not an error of make (no "*** Error"
 	@# line); `cargo run -p toolkit --bin workbook -- check NN` exits 1 while any fails.
+	@# Without CH: every chapter's table, then one summary line per chapter. Each run
+	@# writes target/workbook/progress.json (make class merges a folder of them).
 	@$(WORKBOOK) check $(CH) || true
 
 run:
@@ -59,6 +65,36 @@ run:
 
 verify:
 	$(WORKBOOK) verify
+
+# A participant's machine before the workshop: one line per check, then one line to paste.
+doctor:
+	@bash scripts/doctor.sh
+
+# The class table from a folder of learners' target/workbook/progress.json files.
+class:
+	@test -n "$(DIR)" || { echo "make class: which folder? e.g. make class DIR=progress/ (one progress.json per learner, renamed)"; exit 2; }
+	@$(WORKBOOK) class $(DIR)
+
+# The schedules and the chapter map under book/src/teaching/, from course.toml.
+# Also captures the pages' samples: make doctor here, make class on the example class.
+teaching:
+	@$(WORKBOOK) teaching
+	@mkdir -p book/src/teaching/output
+	{ echo '$$ make doctor'; bash scripts/doctor.sh 2>&1 || true; } > book/src/teaching/output/doctor.txt
+	{ echo '$$ MPIRUN=mpirun-missing make doctor   # a machine without MPI'; \
+	  MPIRUN=mpirun-missing bash scripts/doctor.sh 2>&1 || true; } > book/src/teaching/output/doctor-problem.txt
+	{ echo '$$ make class DIR=book/src/teaching/example-class'; \
+	  $(WORKBOOK) class book/src/teaching/example-class 2>&1 | sed 's#$(CURDIR)/##'; } > book/src/teaching/output/class.txt
+	@echo "teaching: wrote book/src/teaching/output/doctor.txt and class.txt"
+
+# A copy of the course without solutions/ and planted mistakes; then one chapter's solutions.
+handout:
+	@test -n "$(DEST)" || { echo "make handout: where? e.g. make handout DEST=../course-handout"; exit 2; }
+	@$(WORKBOOK) handout $(DEST)
+
+release:
+	@test -n "$(CH)" -a -n "$(DEST)" || { echo "make release: e.g. make release CH=02 DEST=../course-handout"; exit 2; }
+	@$(WORKBOOK) release $(CH) $(DEST)
 
 book:
 	mdbook build book
@@ -78,6 +114,14 @@ bench:
 	done
 	$(if $(CH),,cargo bench -p workbook-benches --features solution)
 	@echo "bench: results under target/workbook/ (and target/criterion/ for criterion)"
+
+# The GPU kit: scripts/gpu-kit/build.sh builds and packs it (target/gpu-kit/kit); its
+# run.sh runs on a GPU machine (`bash kit/run.sh`), or here with --dry.
+gpu-kit:
+	@bash scripts/gpu-kit/build.sh
+
+gpu-kit-dry: gpu-kit
+	@bash target/gpu-kit/kit/run.sh --dry --results target/gpu-kit/dry-results
 
 # Program output shown in the book, captured from real runs (first line: the command).
 .PHONY: outputs

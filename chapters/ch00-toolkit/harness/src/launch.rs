@@ -278,6 +278,8 @@ fn split_rank(line: &str, stream: Stream, flavor: Flavor) -> Line {
             let (ids, rest) = rest.split_once(']')?;
             let rank = ids.split(',').nth(1)?.parse().ok()?;
             let text = rest.split_once(">:").map(|(_, t)| t).unwrap_or(rest);
+            // Open MPI 5 puts a space after the tag (`[1,2]<stdout>: hello`), 4 does not.
+            let text = text.strip_prefix(' ').unwrap_or(text);
             Some((rank, text))
         }),
         Flavor::Mpich => line.strip_prefix('[').and_then(|rest| {
@@ -307,6 +309,8 @@ mod tests {
     fn rank_prefixes_are_split() {
         let l = split_rank("[1,2]<stdout>:hello: x", Stream::Stdout, Flavor::OpenMpi);
         assert_eq!((l.rank, l.text.as_str()), (Some(2), "hello: x"));
+        let l = split_rank("[1,2]<stdout>: hello", Stream::Stdout, Flavor::OpenMpi);
+        assert_eq!((l.rank, l.text.as_str()), (Some(2), "hello"));
         let l = split_rank("[3] hi [x]", Stream::Stderr, Flavor::Mpich);
         assert_eq!((l.rank, l.text.as_str()), (Some(3), "hi [x]"));
         let l = split_rank("mpirun noticed", Stream::Stderr, Flavor::OpenMpi);

@@ -25,17 +25,25 @@
 //! - [`compare`], [`report`], [`plot`], [`bench`](mod@bench): checking results, timing
 //!   over ranks, tables, CSV and SVG files under `target/workbook/`, benchmarks over rank
 //!   counts.
-//! - [`check`]: `make check` and `make verify` (the `workbook` binary).
+//! - [`check`]: `make check` and `make verify` (the `workbook` binary); [`progress`]: the
+//!   progress file each `make check` writes and the class table `make class` merges.
+//! - [`course`]: the course plan (`course.toml`), the one source of every minute the book
+//!   states; [`schedule`], [`course_map`], [`teaching`]: the teaching pages made from it;
+//!   [`handout`]: the course without solutions, and releasing one chapter's.
 
 pub mod bench;
 pub mod check;
+pub mod check_table;
 pub mod compare;
+pub mod course;
+pub mod course_map;
 pub mod declare;
 pub mod diagnose;
 pub mod diagram;
 pub mod elem;
 pub mod errors;
 pub mod gate;
+pub mod handout;
 pub mod intercept;
 pub mod job;
 pub mod launch;
@@ -44,11 +52,14 @@ pub mod lockstep;
 pub mod ops;
 pub mod panics;
 pub mod plot;
+pub mod progress;
 pub mod report;
+pub mod schedule;
 pub mod session;
 pub mod settings;
 pub mod split;
 pub mod spmd;
+pub mod teaching;
 pub mod testing;
 pub mod trace;
 pub mod watchdog;

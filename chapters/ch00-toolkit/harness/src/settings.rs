@@ -61,6 +61,11 @@ pub const SETTINGS: &[Setting] = &[
         meaning: "where tables, CSV and SVG files are written",
     },
     Setting {
+        name: "WORKBOOK_LEARNER",
+        default: "$USER",
+        meaning: "your name in target/workbook/progress.json, which make class merges",
+    },
+    Setting {
         name: "MPIRUN",
         default: "mpirun",
         meaning: "the launcher, e.g. mpirun.mpich (build with MPICC=mpicc.mpich too)",
