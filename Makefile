@@ -152,6 +152,25 @@ ifeq ($(CH),01)
 	  BROKEN=1 $(MAKE) -s --no-print-directory run CH=01 BIN=deadlock SOLUTION=1 2>&1 || true; } \
 	  > book/src/ch01-send-recv/output/deadlock-broken.txt
 	@echo "outputs: wrote book/src/ch01-send-recv/output/deadlock-broken.txt (the deadlock, on purpose)"
+	@# What the checks say about a learner's first wrong attempts (the planted mistakes run
+	@# with WORKBOOK_CASE_TIMEOUT=3; a learner's check waits the default, 20 s).
+	set -o pipefail; for t in a_receive_without_a_send_is_named:open-ring \
+	  sending_first_to_yourself_deadlocks_at_one_rank:shift-1-rank \
+	  everyone_sending_first_deadlocks_and_is_named:shift-3-ranks a_wrong_neighbour_is_named:wrong-neighbour; do \
+	  { echo "\$$ cargo test -p ch01-send-recv --features solution --test planted_mistakes $${t%%:*} -- --nocapture"; \
+	    cargo test -q -p ch01-send-recv --features solution --test planted_mistakes $${t%%:*} -- --nocapture 2>&1 \
+	    | grep -E 'DEADLOCK|minimal failing|says:' | sed 's/^rank [0-9]* | //'; } \
+	    > book/src/ch01-send-recv/output/planted-$${t##*:}.txt || exit 1; \
+	done
+	@echo "outputs: wrote the planted mistakes' reports, book/src/ch01-send-recv/output/planted-*.txt"
+endif
+ifeq ($(CH),02)
+	@# The message patterns at 8 ranks (the loop above ran them at NP=$(NP)), and their figures.
+	{ echo '$$ make run CH=02 BIN=patterns NP=8 SOLUTION=1'; \
+	  NP=8 $(MAKE) -s --no-print-directory run CH=02 BIN=patterns SOLUTION=1 2>&1; } > book/src/ch02-collectives/output/patterns.txt
+	mkdir -p book/src/ch02-collectives/img
+	cp $(addprefix $(TARGET_DIR)/workbook/ch02-,broadcast.svg reduce.svg allgather.svg alltoall.svg) book/src/ch02-collectives/img/
+	@echo "outputs: wrote book/src/ch02-collectives/output/patterns.txt and its figures in img/"
 endif
 ifeq ($(CH),03)
 	{ echo '$$ make bench CH=03 NP=$(NP)'; \
@@ -159,7 +178,10 @@ ifeq ($(CH),03)
 	  > book/src/ch03-ring-allreduce/output/sweep.txt
 	mkdir -p book/src/ch03-ring-allreduce/img
 	cp $(TARGET_DIR)/workbook/ch03-busbw.svg book/src/ch03-ring-allreduce/img/
-	@echo "outputs: wrote book/src/ch03-ring-allreduce/output/sweep.txt and img/ch03-busbw.svg"
+	@# The ring's messages, traced by the ring_steps lab above (the figures of index.md).
+	cp $(TARGET_DIR)/workbook/ch03-reduce-scatter.svg $(TARGET_DIR)/workbook/ch03-allgather.svg \
+	  book/src/ch03-ring-allreduce/img/
+	@echo "outputs: wrote book/src/ch03-ring-allreduce/output/sweep.txt and img/ch03-busbw.svg, ch03-reduce-scatter.svg, ch03-allgather.svg"
 endif
 ifeq ($(CH),04)
 	mkdir -p book/src/ch04-halo-exchange/img
@@ -211,7 +233,10 @@ ifeq ($(CH),06)
 	{ echo '$$ cargo test -p ch06-data-parallel --features solution --test planted_mistakes -- --nocapture'; \
 	  cargo test -q -p ch06-data-parallel --features solution --test planted_mistakes -- --nocapture 2>&1 \
 	  | grep -E 'says:|expected order'; } > book/src/ch06-data-parallel/output/planted.txt
-	@echo "outputs: wrote the plots, dp_bench.txt and planted.txt in book/src/ch06-data-parallel/"
+	{ echo '$$ cargo run --release -p ch06-data-parallel --features solution --bin bridge_bench'; \
+	  cargo run -q --release -p ch06-data-parallel --features solution --bin bridge_bench 2>&1; } \
+	  > book/src/ch06-data-parallel/output/bridge_bench.txt
+	@echo "outputs: wrote the plots, dp_bench.txt, bridge_bench.txt and planted.txt in book/src/ch06-data-parallel/"
 endif
 ifeq ($(CH),07)
 	set -o pipefail; { echo '$$ cargo test -p ch07-pipeline --features solution --test planted_schedule_mistakes -- --nocapture'; \

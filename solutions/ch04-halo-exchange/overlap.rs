@@ -9,7 +9,7 @@ use mpi::topology::CartesianCommunicator;
 use mpi::traits::*;
 
 // ANCHOR: overlapped
-/// One Jacobi step, `src` -> `dst`, with the exchange hidden behind the interior update.
+/// One explicit time step, `src` -> `dst`, with the exchange hidden behind the interior update.
 pub fn step_overlapped(
     cart: &CartesianCommunicator,
     nb: &Neighbours,

@@ -15,6 +15,9 @@
 //!   each rank is in; [`diagnose`] reads the reports of all ranks and says what it sees.
 //! - [`errors`], [`panics`]: an MPI error or a panic is told in the learner's terms: rank,
 //!   call, meaning, the learner's line, the case and the seed.
+//! - [`trace`]: the messages a thread really sent and received; [`diagram`]: those
+//!   messages drawn as an SVG, one arrow per message, one column per round.
+//! - [`gate`]: a lab checks that the exercises it shows are done, and says which is not.
 //! - [`settings`]: every `WORKBOOK_*` setting with its default.
 //! - [`testing`]: MPI tests written as plain `#[test]` functions; [`declare`]: the
 //!   [`mpi_test!`] macro that declares one (name, rank counts, element types) at once.
@@ -38,8 +41,10 @@ pub mod course;
 pub mod course_map;
 pub mod declare;
 pub mod diagnose;
+pub mod diagram;
 pub mod elem;
 pub mod errors;
+pub mod gate;
 pub mod handout;
 pub mod intercept;
 pub mod job;
@@ -60,6 +65,7 @@ pub mod split;
 pub mod spmd;
 pub mod teaching;
 pub mod testing;
+pub mod trace;
 pub mod watchdog;
 pub mod wrappers;
 
