@@ -164,7 +164,7 @@ fn main() {
     }
     if world.rank() == 0 {
         println!(
-            "{p} rank(s); measured links: alpha {:.2} µs, beta {:.2} GB/s, gamma {:.2} GB/s, \
+            "{p} rank(s); measured links: alpha {:.2} µs, beta {:.2} GB/s, 1/gamma {:.2} GB/s, \
              copy {:.2} µs + {:.2} GB/s ({})",
             m.alpha * 1e6,
             m.beta / 1e9,
