@@ -1,12 +1,21 @@
 # The workbook's user interface. `make help` lists the targets.
 #   make tour              setup, then every chapter's labs (with the solutions) under mpirun
 #   make test              setup, every test against the solutions, verify, the book
-#   make check CH=NN       your code for chapter NN: exercises passed / failing / not started
+#   make doctor            pre-workshop check of this machine; ends in one line for the class chat
+#   make check [CH=NN]     your code: exercises passed / failing / not started (all chapters without CH)
 #   make run CH=NN [BIN=name] [NP=4] [SOLUTION=1]   one lab under mpirun
 #   make verify            every stub fails with its own `ex N.M` message, every solution passes
 #   make book | serve      build / serve the book (book/build/index.html)
 #   make bench [CH=NN]     the benchmarks (all, or one chapter's); results under target/workbook/
-# Overrides: NP (ranks, default 4), MPIRUN (e.g. mpirun.mpich), MPICC, LIBTORCH.
+#   make gpu-kit           GPU labs + tests built against CUDA LibTorch, packed for a GPU machine
+#   make gpu-kit-dry       run the kit's check here, without a GPU (what the GPU machine runs)
+#   make cluster-test      a two-node cluster in network namespaces: hello, ch03, ch06, a kill
+#   make slurm-test        a one-node Slurm: srun -n 4 runs a lab and tests, sbatch a check
+#   make sbatch CH=NN      a chapter's Slurm batch script in target/slurm/ (sbatch it)
+# Instructors: make class DIR=folder (merge progress.json files), make teaching (schedules
+#   from course.toml), make handout DEST=dir (no solutions), make release CH=NN DEST=dir.
+# Overrides: NP (ranks, default 4), MPIRUN (mpirun, mpiexec or srun), HOSTFILE, MPIRUN_ARGS,
+# MPICC, LIBTORCH; CLUSTER=netns runs `run`, `check`, `bench` on the two-node cluster.
 
 SHELL := /bin/bash
 NP ?= 4
@@ -20,10 +29,12 @@ chapter_dir = $(firstword $(wildcard chapters/ch$(1)-*))
 labs_of = $(shell sed -n 's/^labs *= *\[\(.*\)\]/\1/p' $(1)/Cargo.toml | tr -d '",')
 benches_of = $(shell sed -n 's/^benches *= *\[\(.*\)\]/\1/p' $(1)/Cargo.toml | tr -d '",')
 WORKBOOK := cargo run -q -p toolkit --bin workbook --
+# CLUSTER=netns: the command runs with the two-node namespace cluster up (root only).
+ON_CLUSTER := $(if $(filter netns,$(CLUSTER)),scripts/cluster/netns.sh run,$(if $(CLUSTER),$(error CLUSTER=$(CLUSTER): the only cluster is CLUSTER=netns)))
 
-.PHONY: help setup tour test check run verify book serve bench outputs
+.PHONY: help setup tour test check run verify book serve bench outputs doctor class teaching handout release gpu-kit gpu-kit-dry
 help:
-	@sed -n '2,10p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,18p' Makefile | sed 's/^# \{0,1\}//'
 
 setup:
 	@bash scripts/setup.sh
@@ -44,21 +55,52 @@ test: setup
 	@echo "make test: all tests passed, every stub fails loudly, the book builds"
 
 check:
-	@test -n "$(CH)" || { echo "make check: which chapter? e.g. make check CH=00"; exit 2; }
-	@test -n "$(call chapter_dir,$(CH))" || { echo "make check: no chapter $(CH) (try CH=00)"; exit 2; }
+	@test -z "$(CH)" || test -n "$(call chapter_dir,$(CH))" || { echo "make check: no chapter $(CH) (try CH=00)"; exit 2; }
 	@# The table is the result: a failing exercise is not an error of make (no "*** Error"
 	@# line); `cargo run -p toolkit --bin workbook -- check NN` exits 1 while any fails.
-	@$(WORKBOOK) check $(CH) || true
+	@# Without CH: every chapter's table, then one summary line per chapter. Each run
+	@# writes target/workbook/progress.json (make class merges a folder of them).
+	@$(ON_CLUSTER) $(WORKBOOK) check $(CH) || true
 
 run:
 	@test -n "$(CH)" || { echo "make run: which chapter? e.g. make run CH=00"; exit 2; }
 	@test -n "$(call chapter_dir,$(CH))" || { echo "make run: no chapter $(CH) (try CH=00)"; exit 2; }
-	cargo run -q --release -p $(notdir $(call chapter_dir,$(CH))) \
+	$(ON_CLUSTER) cargo run -q --release -p $(notdir $(call chapter_dir,$(CH))) \
 	  $(if $(SOLUTION),--features solution) \
 	  --bin $(or $(BIN),$(firstword $(call labs_of,$(call chapter_dir,$(CH)))))
 
 verify:
 	$(WORKBOOK) verify
+
+# A participant's machine before the workshop: one line per check, then one line to paste.
+doctor:
+	@bash scripts/doctor.sh
+
+# The class table from a folder of learners' target/workbook/progress.json files.
+class:
+	@test -n "$(DIR)" || { echo "make class: which folder? e.g. make class DIR=progress/ (one progress.json per learner, renamed)"; exit 2; }
+	@$(WORKBOOK) class $(DIR)
+
+# The schedules and the chapter map under book/src/teaching/, from course.toml.
+# Also captures the pages' samples: make doctor here, make class on the example class.
+teaching:
+	@$(WORKBOOK) teaching
+	@mkdir -p book/src/teaching/output
+	{ echo '$$ make doctor'; bash scripts/doctor.sh 2>&1 || true; } > book/src/teaching/output/doctor.txt
+	{ echo '$$ MPIRUN=mpirun-missing make doctor   # a machine without MPI'; \
+	  MPIRUN=mpirun-missing bash scripts/doctor.sh 2>&1 || true; } > book/src/teaching/output/doctor-problem.txt
+	{ echo '$$ make class DIR=book/src/teaching/example-class'; \
+	  $(WORKBOOK) class book/src/teaching/example-class 2>&1 | sed 's#$(CURDIR)/##'; } > book/src/teaching/output/class.txt
+	@echo "teaching: wrote book/src/teaching/output/doctor.txt and class.txt"
+
+# A copy of the course without solutions/ and planted mistakes; then one chapter's solutions.
+handout:
+	@test -n "$(DEST)" || { echo "make handout: where? e.g. make handout DEST=../course-handout"; exit 2; }
+	@$(WORKBOOK) handout $(DEST)
+
+release:
+	@test -n "$(CH)" -a -n "$(DEST)" || { echo "make release: e.g. make release CH=02 DEST=../course-handout"; exit 2; }
+	@$(WORKBOOK) release $(CH) $(DEST)
 
 book:
 	mdbook build book
@@ -73,11 +115,19 @@ bench:
 	@for dir in $(if $(CH),$(call chapter_dir,$(CH)),$(CHAPTERS)); do \
 	  for b in $$(sed -n 's/^benches *= *\[\(.*\)\]/\1/p' $$dir/Cargo.toml | tr -d '",'); do \
 	    echo; echo "=== bench: $$(basename $$dir): $$b (NP=$(NP)) ==="; \
-	    cargo run -q --release -p $$(basename $$dir) --features solution --bin $$b || exit 1; \
+	    $(ON_CLUSTER) cargo run -q --release -p $$(basename $$dir) --features solution --bin $$b || exit 1; \
 	  done; \
 	done
 	$(if $(CH),,cargo bench -p workbook-benches --features solution)
 	@echo "bench: results under target/workbook/ (and target/criterion/ for criterion)"
+
+# The GPU kit: scripts/gpu-kit/build.sh builds and packs it (target/gpu-kit/kit); its
+# run.sh runs on a GPU machine (`bash kit/run.sh`), or here with --dry.
+gpu-kit:
+	@bash scripts/gpu-kit/build.sh
+
+gpu-kit-dry: gpu-kit
+	@bash target/gpu-kit/kit/run.sh --dry --results target/gpu-kit/dry-results
 
 # Program output shown in the book, captured from real runs (first line: the command).
 .PHONY: outputs
@@ -102,6 +152,25 @@ ifeq ($(CH),01)
 	  BROKEN=1 $(MAKE) -s --no-print-directory run CH=01 BIN=deadlock SOLUTION=1 2>&1 || true; } \
 	  > book/src/ch01-send-recv/output/deadlock-broken.txt
 	@echo "outputs: wrote book/src/ch01-send-recv/output/deadlock-broken.txt (the deadlock, on purpose)"
+	@# What the checks say about a learner's first wrong attempts (the planted mistakes run
+	@# with WORKBOOK_CASE_TIMEOUT=3; a learner's check waits the default, 20 s).
+	set -o pipefail; for t in a_receive_without_a_send_is_named:open-ring \
+	  sending_first_to_yourself_deadlocks_at_one_rank:shift-1-rank \
+	  everyone_sending_first_deadlocks_and_is_named:shift-3-ranks a_wrong_neighbour_is_named:wrong-neighbour; do \
+	  { echo "\$$ cargo test -p ch01-send-recv --features solution --test planted_mistakes $${t%%:*} -- --nocapture"; \
+	    cargo test -q -p ch01-send-recv --features solution --test planted_mistakes $${t%%:*} -- --nocapture 2>&1 \
+	    | grep -E 'DEADLOCK|minimal failing|says:' | sed 's/^rank [0-9]* | //'; } \
+	    > book/src/ch01-send-recv/output/planted-$${t##*:}.txt || exit 1; \
+	done
+	@echo "outputs: wrote the planted mistakes' reports, book/src/ch01-send-recv/output/planted-*.txt"
+endif
+ifeq ($(CH),02)
+	@# The message patterns at 8 ranks (the loop above ran them at NP=$(NP)), and their figures.
+	{ echo '$$ make run CH=02 BIN=patterns NP=8 SOLUTION=1'; \
+	  NP=8 $(MAKE) -s --no-print-directory run CH=02 BIN=patterns SOLUTION=1 2>&1; } > book/src/ch02-collectives/output/patterns.txt
+	mkdir -p book/src/ch02-collectives/img
+	cp $(addprefix $(TARGET_DIR)/workbook/ch02-,broadcast.svg reduce.svg allgather.svg alltoall.svg) book/src/ch02-collectives/img/
+	@echo "outputs: wrote book/src/ch02-collectives/output/patterns.txt and its figures in img/"
 endif
 ifeq ($(CH),03)
 	@# The sweep three times (--runs 3: the table once, then min/median/max of the targets),
@@ -115,7 +184,10 @@ ifeq ($(CH),03)
 	mkdir -p book/src/ch03-ring-allreduce/img
 	cp $(TARGET_DIR)/workbook/ch03-busbw.svg $(TARGET_DIR)/workbook/ch03-model-np2.svg \
 	  $(TARGET_DIR)/workbook/ch03-model-np4.svg book/src/ch03-ring-allreduce/img/
-	@echo "outputs: wrote book/src/ch03-ring-allreduce/output/sweep{,-np2}.txt and the plots in img/"
+	@# The ring's messages, traced by the ring_steps lab above (the figures of index.md).
+	cp $(TARGET_DIR)/workbook/ch03-reduce-scatter.svg $(TARGET_DIR)/workbook/ch03-allgather.svg \
+	  book/src/ch03-ring-allreduce/img/
+	@echo "outputs: wrote book/src/ch03-ring-allreduce/output/sweep{,-np2}.txt, the model and busbw plots, ch03-reduce-scatter.svg, ch03-allgather.svg"
 endif
 ifeq ($(CH),04)
 	mkdir -p book/src/ch04-halo-exchange/img
@@ -168,7 +240,10 @@ ifeq ($(CH),06)
 	{ echo '$$ cargo test -p ch06-data-parallel --features solution --test planted_mistakes -- --nocapture'; \
 	  cargo test -q -p ch06-data-parallel --features solution --test planted_mistakes -- --nocapture 2>&1 \
 	  | grep -E 'says:|expected order'; } > book/src/ch06-data-parallel/output/planted.txt
-	@echo "outputs: wrote the plots, dp_bench.txt and planted.txt in book/src/ch06-data-parallel/"
+	{ echo '$$ cargo run --release -p ch06-data-parallel --features solution --bin bridge_bench'; \
+	  cargo run -q --release -p ch06-data-parallel --features solution --bin bridge_bench 2>&1; } \
+	  > book/src/ch06-data-parallel/output/bridge_bench.txt
+	@echo "outputs: wrote the plots, dp_bench.txt, bridge_bench.txt and planted.txt in book/src/ch06-data-parallel/"
 endif
 ifeq ($(CH),07)
 	set -o pipefail; { echo '$$ cargo test -p ch07-pipeline --features solution --test planted_schedule_mistakes -- --nocapture'; \
@@ -179,3 +254,24 @@ ifeq ($(CH),07)
 	  cargo run -q --release -p ch07-pipeline --features solution --bin pipe_bench 2>&1; } > book/src/ch07-pipeline/output/pipe_bench.txt
 	@echo "outputs: wrote chapter 7's planted schedule mistakes and the benchmark"
 endif
+
+# Beyond one machine (root): a two-node cluster in network namespaces, and a one-node Slurm.
+# Each sets up and tears down everything it starts, within its deadline.
+.PHONY: cluster-test slurm-test cluster-outputs sbatch
+cluster-test:
+	timeout 1200 scripts/cluster/test.sh
+
+slurm-test:
+	timeout 1500 scripts/slurm/test.sh
+
+# A chapter's Slurm batch script: target/slurm/chNN.sbatch (submit with sbatch).
+sbatch:
+	@test -n "$(CH)" || { echo "make sbatch: which chapter? e.g. make sbatch CH=03"; exit 2; }
+	@mkdir -p target/slurm
+	@scripts/slurm/sbatch.sh $(CH) > target/slurm/ch$(CH).sbatch
+	@echo "sbatch: wrote target/slurm/ch$(CH).sbatch; submit it from here: sbatch target/slurm/ch$(CH).sbatch"
+	@echo "sbatch: its output will be target/slurm/workbook-ch$(CH)-JOBID.out"
+
+# The cluster page's figures: book/src/cluster/output/*.txt, each with its command first.
+cluster-outputs:
+	timeout 1800 scripts/cluster/outputs.sh

@@ -1,7 +1,13 @@
 #!/usr/bin/env python3
-"""Assemble a CPU-only libtorch folder from PyPI wheels (no CUDA downloads).
+"""Assemble a libtorch folder from PyPI wheels (no CUDA downloads).
 
-Usage: fetch_libtorch.py VERSION DEST CACHE
+Usage: fetch_libtorch.py [--cuda] VERSION DEST CACHE
+
+Without --cuda: the CPU libraries (what `make setup` puts in ./libtorch).
+With --cuda: also libtorch_cuda.so and libc10_cuda.so and the real libtorch.so, to BUILD
+binaries that use a GPU (`make gpu-kit`). The NVIDIA libraries those need (cuBLAS, cuDNN,
+NCCL: gigabytes) are not fetched: the GPU machine has them, and the binaries find them
+there at run time, so this folder links but does not run CUDA code on this machine.
 
 The torch wheel on PyPI carries a complete libtorch under torch/lib and torch/include.
 We take the CPU libraries and headers. libtorch_cpu.so also lists libcudart.so.13 and
@@ -19,6 +25,7 @@ import zipfile
 
 CUDA_RUNTIME = {"nvidia-cuda-runtime": "13.0.96", "nvidia-cuda-cupti": "13.0.85"}
 TORCH_LIBS = ["libtorch_cpu.so", "libc10.so", "libgomp.so.1"]
+TORCH_CUDA_LIBS = ["libtorch_cuda.so", "libc10_cuda.so", "libtorch_nvshmem.so", "libtorch.so"]
 CUDA_LIBS = ["libcudart.so.13", "libcupti.so.13"]
 
 
@@ -36,7 +43,9 @@ def wheel(cache, prefix):
 
 
 def main():
-    version, dest, cache = sys.argv[1:4]
+    args = sys.argv[1:]
+    cuda = "--cuda" in args
+    version, dest, cache = [a for a in args if a != "--cuda"][:3]
     torch_wheel = glob.glob(os.path.join(cache, f"torch-{version}-*.whl"))
     if not torch_wheel:
         print(f"fetch_libtorch: downloading torch=={version} from PyPI (~530 MB)", flush=True)
@@ -55,7 +64,7 @@ def main():
                 os.makedirs(os.path.dirname(target), exist_ok=True)
                 with z.open(member) as src, open(target, "wb") as out:
                     shutil.copyfileobj(src, out)
-        for lib in TORCH_LIBS:
+        for lib in TORCH_LIBS + (TORCH_CUDA_LIBS if cuda else []):
             with z.open("torch/lib/" + lib) as src, open(os.path.join(tmp, "lib", lib), "wb") as out:
                 shutil.copyfileobj(src, out)
     for name, v in CUDA_RUNTIME.items():
@@ -65,9 +74,10 @@ def main():
                 if base in CUDA_LIBS:
                     with z.open(member) as src, open(os.path.join(tmp, "lib", base), "wb") as out:
                         shutil.copyfileobj(src, out)
-    stub = os.path.join(tmp, "lib", "libtorch.so")
-    subprocess.run(["cc", "-shared", "-x", "c", "-", "-o", stub, "-Wl,-soname,libtorch.so"],
-                   input=b"", check=True)
+    if not cuda:
+        stub = os.path.join(tmp, "lib", "libtorch.so")
+        subprocess.run(["cc", "-shared", "-x", "c", "-", "-o", stub, "-Wl,-soname,libtorch.so"],
+                       input=b"", check=True)
     with open(os.path.join(tmp, "build-version"), "w") as f:
         f.write(version + "\n")
     # Only a complete folder takes the final name.

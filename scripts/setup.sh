@@ -15,8 +15,13 @@
 #   mdbook 0.5.4         `mdbook --version`; installs with cargo install --locked
 #
 # Logs of the installs: .cache/setup/ (in this folder, never shared names under /tmp).
+#
+# `scripts/setup.sh --check` installs nothing: what is missing is reported with its fix
+# (make doctor runs it so).
 set -u
 cd "$(dirname "$0")/.."
+CHECK_ONLY=0
+[ "${1:-}" = --check ] && CHECK_ONLY=1
 TORCH_VERSION=2.11.0
 MDBOOK_VERSION=0.5.4
 LOGS=.cache/setup
@@ -31,6 +36,7 @@ fail() { say "$1" "$2"; failed=1; }
 # apt-get as root, through sudo, or not at all (returns 2: the caller prints the command).
 APT_UPDATED=0
 apt_install() {
+  [ $CHECK_ONLY = 1 ] && return 2
   local cmd="DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $*"
   [ $APT_UPDATED = 1 ] || cmd="apt-get update -qq && $cmd"
   if [ "$(id -u)" = 0 ]; then
@@ -151,9 +157,21 @@ torch_check() {
   if ! why=$(python3 -c 'import ctypes,sys; ctypes.CDLL(sys.argv[1])' "$dir/lib/libtorch_cpu.so" 2>&1); then
     echo "$dir/lib/libtorch_cpu.so does not load: $(echo "$why" | tail -n 1)"; return 1
   fi
-  local kind=CPU
-  [ -f "$dir/lib/libtorch_cuda.so" ] && kind="CUDA (libtorch_cuda.so present)"
-  echo "${version:-version file missing, assumed $TORCH_VERSION}, $kind, loads"
+  echo "${version:-version file missing, assumed $TORCH_VERSION}, loads; $(torch_cuda_use "$dir")"
+}
+# Whether binaries built against this LibTorch can use a GPU here, and why not.
+torch_cuda_use() {
+  local dir=$1 why gpus
+  if [ ! -f "$dir/lib/libtorch_cuda.so" ]; then
+    echo "CPU only: --device cuda cannot work with this build (for GPUs: LIBTORCH=<a CUDA LibTorch $TORCH_VERSION>, or make gpu-kit for a GPU machine)"
+    return
+  fi
+  gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+  if ! why=$(python3 -c 'import ctypes,sys; ctypes.CDLL(sys.argv[1])' "$dir/lib/libtorch_cuda.so" 2>&1); then
+    echo "CUDA build (binaries keep libtorch_cuda.so), but it does not load here: $(echo "$why" | tail -n 1 | cut -c1-120); GPUs: ${gpus:-0}"
+  else
+    echo "CUDA build: libtorch_cuda.so loads, binaries keep it linked; GPUs: ${gpus:-0}"
+  fi
 }
 if [ -n "${LIBTORCH:-}" ]; then
   if what=$(torch_check "$LIBTORCH"); then
@@ -164,7 +182,7 @@ if [ -n "${LIBTORCH:-}" ]; then
 elif what=$(torch_check libtorch) && [ -f libtorch/build-version ]; then
   say libtorch "found: ./libtorch ($what)"
 else
-  if python3 scripts/fetch_libtorch.py "$TORCH_VERSION" libtorch .cache/wheels && what=$(torch_check libtorch); then
+  if [ $CHECK_ONLY = 0 ] && python3 scripts/fetch_libtorch.py "$TORCH_VERSION" libtorch .cache/wheels && what=$(torch_check libtorch); then
     say libtorch "installed: ./libtorch ($what; from the PyPI wheel)"
   else
     fail libtorch "MISSING: could not assemble a working ./libtorch from PyPI (see above; $what); or set LIBTORCH=/path/to/libtorch-$TORCH_VERSION"
@@ -174,7 +192,7 @@ fi
 # --- mdbook ------------------------------------------------------------------------------
 if command -v mdbook >/dev/null && mdbook --version 2>/dev/null | grep -q "v$MDBOOK_VERSION"; then
   say mdbook "found: $(mdbook --version)"
-elif cargo install --locked --quiet mdbook --version "$MDBOOK_VERSION" >"$LOGS/mdbook.log" 2>&1 \
+elif [ $CHECK_ONLY = 0 ] && cargo install --locked --quiet mdbook --version "$MDBOOK_VERSION" >"$LOGS/mdbook.log" 2>&1 \
     && mdbook --version 2>/dev/null | grep -q "v$MDBOOK_VERSION"; then
   say mdbook "installed: $(mdbook --version) (cargo install --locked)"
 else

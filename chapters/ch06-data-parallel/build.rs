@@ -1,7 +1,5 @@
-//! Binaries and tests of this package link libtorch: record where it lives (as an rpath)
-//! so they run without LD_LIBRARY_PATH. torch-sys tells us the folder.
+//! Binaries and tests of this package link LibTorch: its folder becomes their run path (no
+//! LD_LIBRARY_PATH needed) and, with a CUDA LibTorch, its CUDA libraries stay linked.
 fn main() {
-    if let Ok(lib) = std::env::var("DEP_TCH_LIBTORCH_LIB") {
-        println!("cargo:rustc-link-arg=-Wl,-rpath,{lib}");
-    }
+    torch_link::link_libtorch();
 }

@@ -69,6 +69,34 @@ fn everyone_sending_first_deadlocks_and_is_named() {
     println!("{text}");
 }
 
+#[test]
+#[ignore = "planted mistake: started by sending_first_to_yourself_deadlocks_at_one_rank"]
+fn planted_everyone_sends_first_as_checked() {
+    run_body("planted_everyone_sends_first_as_checked", |world| {
+        shift_property::<f64>(world, everyone_sends_first, common::lengths())
+    });
+}
+
+/// The check of ex 1.2 starts at 1 rank, and that is where "everyone sends first" fails
+/// first: the right neighbour of rank 0 is rank 0, and a blocking send to yourself beyond
+/// the eager limit waits for a receive that comes only after it. The lengths are the
+/// check's own (`common::lengths`), so this is what a learner's first attempt meets.
+#[test]
+fn sending_first_to_yourself_deadlocks_at_one_rank() {
+    let out = launch_self(
+        "planted_everyone_sends_first_as_checked",
+        1,
+        &[("WORKBOOK_CASE_TIMEOUT", LIMIT)],
+    );
+    let text = assert_failed_within(&out, Duration::from_secs(20));
+    let line = line_with(&out, 0, "DEADLOCK?");
+    assert!(
+        line.contains("blocked in MPI_Send(dest=0 tag=2 "),
+        "rank 0 should wait in a send to itself: {line}"
+    );
+    println!("{text}");
+}
+
 /// Mistake 2: the data goes the wrong way round (to the left, from the right).
 fn wrong_neighbour(world: &SimpleCommunicator, mine: &[i64], theirs: &mut [i64]) {
     let (rank, size) = (world.rank(), world.size());

@@ -9,9 +9,9 @@ use mpi::topology::CartesianCommunicator;
 use mpi::traits::*;
 
 // ANCHOR: overlapped
-/// One Jacobi step, `src` -> `dst`, with the exchange hidden behind the interior update,
-/// testing the requests between blocks of interior rows so that MPI moves the edges
-/// while the interior is computed.
+/// One explicit time step, `src` -> `dst`, with the exchange hidden behind the interior
+/// update, testing the requests between blocks of interior rows so that MPI moves the
+/// edges while the interior is computed.
 pub fn step_overlapped(
     cart: &CartesianCommunicator,
     nb: &Neighbours,

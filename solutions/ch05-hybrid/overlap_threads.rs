@@ -12,7 +12,7 @@ use rayon::ThreadPool;
 use toolkit::split::block_range;
 
 // ANCHOR: step_overlapped
-/// One Jacobi step, `src` -> `dst`: the pool updates the interior while the main thread
+/// One explicit time step, `src` -> `dst`: the pool updates the interior while the main thread
 /// exchanges the halos; then the main thread updates the boundary.
 pub fn step_overlapped(
     pool: &ThreadPool,

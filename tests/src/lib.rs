@@ -1,6 +1,12 @@
 //! Workspace-wide checks. The tests live in `tests/`:
 //! - `book_sync.rs`: every include in the book points at a real file and anchor, and the
 //!   book holds no pasted code;
+//! - `book_links.rs`: every relative link and `#anchor` of the built book resolves;
+//! - `figures_in_prose.rs`: every measured figure quoted in a page's prose is in an output
+//!   file the page includes (no figure typed by hand);
+//! - `mpi_names.rs`: the rsmpi-to-MPI page names every rsmpi call the chapters use;
+//! - `traced_figures.rs`: every message figure equals a redraw of the trace in its
+//!   captured output;
 //! - `exercise_rules.rs`: stubs fail loudly with their exercise number, solutions mirror
 //!   the stubs and hold no `todo!`, and the learner meets no answer before the exercise
 //!   (none in `chapters/`, in the book only after it and collapsed);

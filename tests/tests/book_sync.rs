@@ -95,6 +95,46 @@ fn summary_lists_chapters_00_to_07_and_every_page_exists() {
     }
 }
 
+/// Every chapter's first page states its objectives before the first section, and the
+/// chapter (its pages other than the exercises) has a "Key points" summary.
+#[test]
+fn every_chapter_opens_with_objectives_and_has_key_points() {
+    let pages = book_pages();
+    let mut problems = vec![];
+    for nn in 0..=7 {
+        let prefix = format!("ch{nn:02}-");
+        let chapter: Vec<_> = pages
+            .iter()
+            .filter(|(p, _)| p.to_string_lossy().starts_with(&prefix))
+            .collect();
+        let Some((_, index)) = chapter.iter().find(|(p, _)| p.ends_with("index.md")) else {
+            problems.push(format!("chapter {nn}: no index.md"));
+            continue;
+        };
+        // The objectives come before the chapter's second section heading.
+        let head: String = index
+            .split("\n## ")
+            .take(2)
+            .collect::<Vec<_>>()
+            .join("\n## ");
+        if !head.contains("Objectives") {
+            problems.push(format!(
+                "chapter {nn}: index.md does not open with its objectives"
+            ));
+        }
+        let teaching = chapter.iter().filter(|(p, _)| !p.ends_with("exercises.md"));
+        if !teaching
+            .clone()
+            .any(|(_, text)| text.contains("## Key points"))
+        {
+            problems.push(format!(
+                "chapter {nn}: no `## Key points` on its teaching pages"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 #[test]
 fn the_checker_notices_a_missing_anchor() {
     let text = "```rust,ignore\n{{#include ../../chapters/x.rs:gone}}\n```";

@@ -11,7 +11,7 @@ fn mpi_and_libtorch_allreduce_a_tensor_on_two_ranks() {
     let text = out.text();
     assert!(out.success(), "torch_smoke failed:\n{text}");
     assert!(
-        text.contains("on 2 ranks: allreduce of a 1000-float tensor gave 3 everywhere"),
+        text.contains("on 2 ranks: allreduce of a 1000-float tensor on Cpu gave 3 everywhere"),
         "{text}"
     );
 }

@@ -14,7 +14,7 @@ use mpi::traits::*;
 // ANCHOR: allreduce_recursive_doubling
 /// Recursive-doubling allreduce: every rank returns `x_0 ∘ ... ∘ x_{p-1}`.
 ///
-/// When p is not a power of two, let q be the largest power of two below p and
+/// When p is not a power of two, let q be the largest power of two at most p and
 /// `extra = p - q`. First fold: among ranks `0 .. 2·extra`, each even rank sends its
 /// vector to the odd rank above it and sits out. The q remaining ranks get new numbers
 /// (odd rank r < 2·extra: r / 2; rank r >= 2·extra: r - extra) and run the rounds

@@ -1,4 +1,4 @@
-//! Chapter 4: the halo exchange on a 2-D domain decomposition, taught through a Jacobi
+//! Chapter 4: the halo exchange on a 2-D domain decomposition, taught through an explicit
 //! solver of the heat equation.
 //!
 //! Given code (read it, use it):

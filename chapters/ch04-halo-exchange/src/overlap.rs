@@ -1,4 +1,4 @@
-//! Exercise 4.5: one Jacobi step that overlaps the halo exchange with the interior update.
+//! Exercise 4.5: one time step that overlaps the halo exchange with the interior update.
 //!
 //! Check: `make check CH=04` (test `ex4_5_overlapped_matches_serial`: the solver with your
 //! step equals the serial solver bit for bit, at 1 to 8 ranks).
@@ -13,7 +13,7 @@ use mpi::topology::CartesianCommunicator;
 use mpi::traits::*;
 
 // ANCHOR: overlapped
-/// One Jacobi step, `src` -> `dst`, with the exchange hidden behind the interior update:
+/// One explicit time step, `src` -> `dst`, with the exchange hidden behind the interior update:
 ///
 /// 1. `halo.pack_from(src)`;
 /// 2. inside `mpi::request::scope`: post an immediate receive into `halo.recv[side]`

@@ -95,7 +95,7 @@ fn wrap_ghosts(f: &mut Field) {
 }
 
 // ANCHOR: serial
-/// Runs `iterations` Jacobi steps on one process. Returns the field and the residual
+/// Runs `iterations` time steps on one process. Returns the field and the residual
 /// (sum of squared changes) of the last step (0.0 after zero steps).
 pub fn solve_serial(p: &Problem, iterations: usize) -> (Field, f64) {
     let mut src = initial_block(p, 0, 0, p.rows, p.cols);

@@ -1,4 +1,4 @@
-//! Given: the parallel Jacobi solver, built from the chapter's parts.
+//! Given: the parallel heat-equation solver, built from the chapter's parts.
 //!
 //! Each step: fill the ghosts (pack, exchange, unpack), update every owned cell, and every
 //! `residual_every` steps the global residual. The parts are function pointers in
@@ -93,7 +93,7 @@ pub struct Run {
 }
 
 // ANCHOR: solve
-/// Runs up to `steps` Jacobi steps of `problem` on every rank of `world`, filling the
+/// Runs up to `steps` time steps of `problem` on every rank of `world`, filling the
 /// ghosts with `variant`. Every `residual_every` steps (and at the last) it computes the
 /// global residual and stops early once its square root is below `stop_below` (0.0:
 /// never). Every rank gets the same residual, so all stop at the same step. Refuses (on

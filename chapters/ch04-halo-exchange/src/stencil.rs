@@ -1,4 +1,4 @@
-//! Given: the Jacobi update of the heat equation, the 5-point stencil, and its residual.
+//! Given: the explicit (forward Euler) update of the heat equation, the 5-point stencil, and its residual.
 //!
 //! One step computes every owned cell of `dst` from `src`:
 //! `new = c + K * ((n + s) + (w + e) - 4 c)`, where c is the cell and n, s, w, e its four
@@ -15,7 +15,8 @@ use std::cell::Cell;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Instant;
 
-/// The diffusion number `dt * alpha / h^2`; explicit Jacobi is stable up to 0.25.
+/// The diffusion number `kappa * dt / h^2` (`kappa` the diffusivity); the explicit (forward
+/// Euler) step is stable up to 0.25.
 pub const K: f64 = 0.2;
 
 thread_local! {

@@ -4,9 +4,9 @@
 //!
 //! Why a bound and not equality: the serial solver adds the n = rows*cols squares in row
 //! order; the parallel one adds each block's squares, then the blocks' sums in the
-//! allreduce's order. Each order is within (n-1)·u·Σ|x| of the exact sum (Higham §4.2;
-//! u = ε/2; all terms are >= 0, so Σ|x| is the sum itself), so the two differ by at most
-//! (n-1)·ε·Σ|x| (`toolkit::compare::close_sums`).
+//! allreduce's order. Each order is within γ(n-1)·Σ|x| of the exact sum (Higham §4.2;
+//! γ(k) = k·u/(1 - k·u), u = ε/2; all terms are >= 0, so Σ|x| is the sum itself), so the
+//! two differ by at most 2·γ(n-1)·Σ|x| (`toolkit::compare::close_sums`).
 //!
 //! Run: `make check CH=04` (your code) or `cargo test -p ch04-halo-exchange --features solution`.
 

@@ -40,7 +40,7 @@ pub enum CudaAware {
 }
 
 // ANCHOR: cuda_aware
-/// Asks Open MPI how it was built: `ompi_info --parsable --all` prints
+/// Asks Open MPI how it was built: `ompi_info --parsable --all` prints a line ending in
 /// `mpi_built_with_cuda_support:value:true` when it was built with CUDA. (In C, Open MPI
 /// and MPICH also offer `MPIX_Query_cuda_support()` from `mpi-ext.h`; rsmpi does not bind
 /// it.) A build flag is a promise of the library, not of this job: UCX or the transport
@@ -54,7 +54,10 @@ pub fn cuda_aware() -> CudaAware {
     };
     let text = String::from_utf8_lossy(&out.stdout);
     let key = "mpi_built_with_cuda_support:value:";
-    match text.lines().find_map(|l| l.strip_prefix(key)) {
+    match text
+        .lines()
+        .find_map(|l| l.split_once(key).map(|(_, v)| v.trim()))
+    {
         Some("true") => CudaAware::Yes,
         Some(_) => CudaAware::No,
         None => CudaAware::Unknown("ompi_info does not say".into()),

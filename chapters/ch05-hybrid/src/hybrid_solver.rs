@@ -1,4 +1,4 @@
-//! Given: the hybrid Jacobi solver, MPI between ranks and threads inside each rank.
+//! Given: the hybrid heat-equation solver, MPI between ranks and threads inside each rank.
 //!
 //! Each rank owns a block (chapter 4's decomposition) and a pool of T worker threads.
 //! Two ways to run a step:
@@ -78,7 +78,7 @@ pub struct HybridRun {
 }
 
 // ANCHOR: solve_hybrid
-/// Runs `steps` Jacobi steps of `problem` on the ranks of `world`, each rank with a pool
+/// Runs `steps` time steps of `problem` on the ranks of `world`, each rank with a pool
 /// of `threads` threads, each step as `variant`. The residual of the last step is summed
 /// over the ranks.
 pub fn solve_hybrid(

@@ -18,7 +18,7 @@ use rayon::ThreadPool;
 use toolkit::split::block_range;
 
 // ANCHOR: step_overlapped
-/// One Jacobi step, `src` -> `dst`, the exchange hidden behind a threaded interior update:
+/// One explicit time step, `src` -> `dst`, the exchange hidden behind a threaded interior update:
 ///
 /// 1. `pool.in_place_scope(|s| ...)`: its body runs on *this* (the main) thread; jobs
 ///    given to `s.spawn` run on the pool's threads. Spawn one job per band of the

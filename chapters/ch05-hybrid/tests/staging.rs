@@ -9,8 +9,9 @@
 //! Run: `make check CH=05` (your code) or `cargo test -p ch05-hybrid --features solution`.
 
 mod gpu_common;
+use ch05::gpu_node::{local_place, visible_gpus};
 use ch05::staging::staged_allreduce;
-use gpu_common::staging_property;
+use gpu_common::{staging_property, staging_property_on};
 use mpi::topology::SimpleCommunicator;
 use toolkit::mpi_test;
 
@@ -21,6 +22,27 @@ mpi_test! {
             staged_allreduce::<i64, SimpleCommunicator>,
             staged_allreduce::<f32, SimpleCommunicator>,
             40,
+        )
+    }
+}
+
+mpi_test! {
+    /// The same property with the tensors on this rank's GPU (ranks share it round-robin):
+    /// real device-to-host copies on a real stream. Skipped, saying why, without a GPU.
+    fn ex5_6_staged_allreduce_on_the_gpu(world at &[1, 2, 4]) {
+        let name = "ex5_6_staged_allreduce_on_the_gpu";
+        if torch_link::skip_without_gpu(name, tch::Cuda::is_available()) {
+            return Ok(());
+        }
+        let gpu = local_place(world).0 % visible_gpus();
+        staging_property_on(
+            world,
+            (
+                staged_allreduce::<i64, SimpleCommunicator>,
+                staged_allreduce::<f32, SimpleCommunicator>,
+            ),
+            20,
+            tch::Device::Cuda(gpu),
         )
     }
 }

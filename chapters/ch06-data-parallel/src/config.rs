@@ -201,8 +201,10 @@ pub fn check(c: &Config, ranks: usize) -> Result<(), String> {
             return Err(format!("--data {}: no such folder", dir.display()));
         }
     }
-    if c.device == DeviceChoice::Cuda && !tch::Cuda::is_available() {
-        return Err("--device cuda: no CUDA device (this LibTorch sees none)".into());
+    if c.device == DeviceChoice::Cuda {
+        if let Some(why) = torch_link::why_no_cuda(tch::Cuda::is_available()) {
+            return Err(format!("--device cuda: {why}"));
+        }
     }
     if c.resume && c.checkpoint.is_none() {
         return Err("--resume needs --checkpoint FILE".into());

@@ -55,9 +55,13 @@ pub struct Split {
     pub test: Dataset,
 }
 
-/// The shipped digits file: `data/digits/digits.csv.gz` of this repository.
+/// The shipped digits file: `digits/digits.csv.gz` under `$WORKBOOK_DATA` when set (a
+/// binary carried to another machine, as the GPU kit does), else under `data/` of this
+/// repository.
 pub fn digits_path() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/digits/digits.csv.gz")
+    let data = std::env::var_os("WORKBOOK_DATA").map(PathBuf::from);
+    let data = data.unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data"));
+    data.join("digits/digits.csv.gz")
 }
 
 // ANCHOR: digits

@@ -120,8 +120,7 @@ fn ex6_1_writes_into_a_parameter() {
 
 #[test]
 fn ex6_1_stages_gpu_tensors() {
-    if !tch::Cuda::is_available() {
-        println!("skipped: no CUDA device (tch::Cuda::is_available() is false)");
+    if torch_link::skip_without_gpu("ex6_1_stages_gpu_tensors", tch::Cuda::is_available()) {
         return;
     }
     round_trip::<f32>(Device::Cuda(0));

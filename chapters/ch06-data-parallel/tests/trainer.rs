@@ -235,3 +235,25 @@ fn bad_flags_fail_before_any_communication() {
         );
     }
 }
+
+#[test]
+fn device_cuda_where_no_gpu_can_be_used_says_why_in_one_line() {
+    // The reason this test process sees (same LibTorch, same machine) is the one expected.
+    let Some(why) = torch_link::why_no_cuda(tch::Cuda::is_available()) else {
+        println!("a GPU can be used here: --device cuda is accepted, nothing to refuse");
+        return;
+    };
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_train"))
+        .args(["--device", "cuda"])
+        .env("NP", "2")
+        .env_remove("OMPI_COMM_WORLD_SIZE")
+        .env_remove("PMI_SIZE")
+        .output()
+        .expect("run train");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "--device cuda was accepted without a GPU"
+    );
+    assert_eq!(err, format!("train: --device cuda: {why}\n"));
+}

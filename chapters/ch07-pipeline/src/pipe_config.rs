@@ -143,8 +143,10 @@ pub fn check(c: &PipeConfig, ranks: usize) -> Result<(), String> {
     if c.shape.task.digits == 0 || c.shape.task.digits > 9 || c.shape.width <= 0 {
         return Err("--digits must be 1..=9 and --width positive".into());
     }
-    if c.cuda && !tch::Cuda::is_available() {
-        return Err("--device cuda: no CUDA device (this LibTorch sees none)".into());
+    if c.cuda {
+        if let Some(why) = torch_link::why_no_cuda(tch::Cuda::is_available()) {
+            return Err(format!("--device cuda: {why}"));
+        }
     }
     if c.resume && c.checkpoint.is_none() {
         return Err("--resume needs --checkpoint DIR".into());

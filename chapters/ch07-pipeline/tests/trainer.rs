@@ -262,3 +262,25 @@ fn bad_settings_fail_in_one_line_before_any_communication() {
         assert!(took < Duration::from_secs(5), "{args:?}: took {took:?}");
     }
 }
+
+#[test]
+fn device_cuda_where_no_gpu_can_be_used_says_why_in_one_line() {
+    // The reason this test process sees (same LibTorch, same machine) is the one expected.
+    let Some(why) = torch_link::why_no_cuda(tch::Cuda::is_available()) else {
+        println!("a GPU can be used here: --device cuda is accepted, nothing to refuse");
+        return;
+    };
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pipeline"))
+        .args(["--device", "cuda"])
+        .env("NP", "2")
+        .env_remove("OMPI_COMM_WORLD_SIZE")
+        .env_remove("PMI_SIZE")
+        .output()
+        .expect("run pipeline");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "--device cuda was accepted without a GPU"
+    );
+    assert_eq!(err, format!("pipeline: --device cuda: {why}\n"));
+}

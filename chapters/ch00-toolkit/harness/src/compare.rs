@@ -2,9 +2,11 @@
 //!
 //! Floating-point addition is not associative, so a sum reduced in another order (another
 //! tree, another rank count) may differ in the last bits. How much? Summing n terms in any
-//! order has an error of at most (n-1)·u·Σ|x| (Higham, *Accuracy and Stability of
-//! Numerical Algorithms*, §4.2), with u = ε/2 the unit roundoff. Two orders each within
-//! that bound differ by at most (n-1)·ε·Σ|x|: the tolerance [`sum_tolerance`] returns.
+//! order has an error of at most γ(n-1)·Σ|x| (Higham, *Accuracy and Stability of
+//! Numerical Algorithms*, §4.2), where γ(k) = k·u / (1 - k·u) and u = ε/2 is the unit
+//! roundoff. This is the exact bound, not its first-order form (n-1)·u·Σ|x|. Two orders
+//! each within that bound differ by at most 2·γ(n-1)·Σ|x|: the tolerance
+//! [`sum_tolerance`] returns.
 
 use crate::elem::Elem;
 use crate::ops::Op;
@@ -37,10 +39,25 @@ pub fn first_difference<T: PartialEq>(got: &[T], want: &[T]) -> Option<(usize, u
     wrong.next().map(|i| (i, 1 + wrong.count()))
 }
 
-/// How far two summation orders of `terms` values with absolute sum `abs_sum` may differ
-/// (0 for integers: their sums are the same in any order).
+/// How far two summation orders of `terms` values with absolute sum `abs_sum` may differ:
+/// 2·γ(terms - 1)·`abs_sum` with u = ε/2 of `T` (0 for integers: their sums are the same
+/// in any order; infinite when (terms - 1)·u >= 1, where the bound says nothing).
 pub fn sum_tolerance<T: Elem>(terms: usize, abs_sum: f64) -> f64 {
-    terms.saturating_sub(1) as f64 * T::EPSILON * abs_sum
+    if T::EPSILON == 0.0 {
+        return 0.0;
+    }
+    2.0 * gamma(terms.saturating_sub(1), T::EPSILON / 2.0) * abs_sum
+}
+
+/// Higham's γ(k) = k·u / (1 - k·u) for unit roundoff `u`: the relative error bound of a
+/// sum of k + 1 terms; infinite once k·u >= 1.
+pub fn gamma(k: usize, u: f64) -> f64 {
+    let ku = k as f64 * u;
+    if ku >= 1.0 {
+        f64::INFINITY
+    } else {
+        ku / (1.0 - ku)
+    }
 }
 
 /// Element-wise Σ|x| over `inputs`, one vector of `len` elements per rank: what
@@ -142,6 +159,18 @@ mod tests {
         assert!(exact("v", &[1], &[1, 2])
             .unwrap_err()
             .contains("length 1 but expected 2"));
+    }
+
+    #[test]
+    fn the_tolerance_is_the_exact_gamma_bound_not_the_first_order_one() {
+        let u = f32::EPSILON as f64 / 2.0;
+        let want = 2.0 * (999.0 * u / (1.0 - 999.0 * u)) * 3.0;
+        assert_eq!(sum_tolerance::<f32>(1000, 3.0), want);
+        // Strictly above the first-order (n-1)·ε·Σ|x|, which it replaces.
+        assert!(sum_tolerance::<f32>(1000, 3.0) > 999.0 * f32::EPSILON as f64 * 3.0);
+        assert_eq!(sum_tolerance::<i32>(1000, 3.0), 0.0);
+        assert_eq!(sum_tolerance::<f64>(1, 3.0), 0.0);
+        assert_eq!(gamma(1 << 24, u), f64::INFINITY);
     }
 
     #[test]

@@ -6,13 +6,18 @@
 //! - [`init`]: the first line of every lab; re-launches under mpirun when started alone,
 //!   asks for the thread level the program needs ([`init_with`]).
 //! - [`job`]: which rank and thread this is; ending every rank at once from any thread.
-//! - [`launch`]: run a program under mpirun/mpiexec (Open MPI or MPICH) with a deadline.
+//! - [`launch`]: run a program under a launcher with a deadline; [`launcher`]: which one
+//!   `$MPIRUN` is (Open MPI, MPICH/Hydra, Slurm srun) and its flags; [`outcome`]: each
+//!   rank's output; [`session`]: ending every rank for sure.
 //! - [`spmd`]: fail fast: a panic on one rank aborts the whole job with `rank R: ...`.
 //! - [`lockstep`]: proptest on every rank at once, verdicts agreed by an allreduce.
 //! - [`watchdog`] + [`intercept`]: a hung case is named with the MPI call each thread of
 //!   each rank is in; [`diagnose`] reads the reports of all ranks and says what it sees.
 //! - [`errors`], [`panics`]: an MPI error or a panic is told in the learner's terms: rank,
 //!   call, meaning, the learner's line, the case and the seed.
+//! - [`trace`]: the messages a thread really sent and received; [`diagram`]: those
+//!   messages drawn as an SVG, one arrow per message, one column per round.
+//! - [`gate`]: a lab checks that the exercises it shows are done, and says which is not.
 //! - [`settings`]: every `WORKBOOK_*` setting with its default.
 //! - [`testing`]: MPI tests written as plain `#[test]` functions; [`declare`]: the
 //!   [`mpi_test!`] macro that declares one (name, rank counts, element types) at once.
@@ -22,29 +27,45 @@
 //! - [`compare`], [`report`], [`plot`], [`bench`](mod@bench): checking results, timing
 //!   over ranks, tables, CSV and SVG files under `target/workbook/`, benchmarks over rank
 //!   counts.
-//! - [`check`]: `make check` and `make verify` (the `workbook` binary).
+//! - [`check`]: `make check` and `make verify` (the `workbook` binary); [`progress`]: the
+//!   progress file each `make check` writes and the class table `make class` merges.
+//! - [`course`]: the course plan (`course.toml`), the one source of every minute the book
+//!   states; [`schedule`], [`course_map`], [`teaching`]: the teaching pages made from it;
+//!   [`handout`]: the course without solutions, and releasing one chapter's.
 
 pub mod bench;
 pub mod check;
+pub mod check_table;
 pub mod compare;
+pub mod course;
+pub mod course_map;
 pub mod declare;
 pub mod diagnose;
+pub mod diagram;
 pub mod elem;
 pub mod errors;
+pub mod gate;
+pub mod handout;
 pub mod intercept;
 pub mod job;
 pub mod launch;
+pub mod launcher;
 pub mod launcher_output;
 pub mod lockstep;
 pub mod ops;
+pub mod outcome;
 pub mod panics;
 pub mod plot;
+pub mod progress;
 pub mod report;
+pub mod schedule;
 pub mod session;
 pub mod settings;
 pub mod split;
 pub mod spmd;
+pub mod teaching;
 pub mod testing;
+pub mod trace;
 pub mod watchdog;
 pub mod wrappers;
 

@@ -106,6 +106,30 @@ pub fn write_file(name: &str, contents: &str) -> std::io::Result<PathBuf> {
     Ok(path)
 }
 
+/// The cores of this host, whatever this process is bound to (`sysconf`, not the
+/// affinity mask that mpirun's binding narrows to one core).
+pub fn host_cores() -> usize {
+    // SAFETY: sysconf reads a system constant; no memory is passed.
+    let online = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    usize::try_from(online).unwrap_or(1).max(1)
+}
+
+/// The caveat that goes next to every timing a lab prints: with more ranks than cores,
+/// the ranks take turns on the cores and a rank's wait includes the others' work.
+pub fn oversubscription_note(ranks: usize) -> String {
+    oversubscription_note_for(ranks, host_cores())
+}
+
+fn oversubscription_note_for(ranks: usize, cores: usize) -> String {
+    if ranks > cores {
+        format!("note: {ranks} ranks share {cores} core(s) (oversubscribed): times include waiting for a core")
+    } else {
+        format!(
+            "note: {ranks} rank(s) on {cores} core(s), one core each; times vary from run to run"
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,5 +155,14 @@ mod tests {
         ];
         assert_eq!(csv(&rows), "name,time µs\nring,1.5\n\"a, \"\"b\"\"\",2\n");
         assert!(table(&rows).contains("│ ring"));
+    }
+
+    #[test]
+    fn the_note_says_when_ranks_outnumber_cores() {
+        assert!(
+            oversubscription_note_for(4, 2).contains("4 ranks share 2 core(s) (oversubscribed)")
+        );
+        assert!(oversubscription_note_for(2, 2).contains("one core each"));
+        assert!(host_cores() >= 1);
     }
 }

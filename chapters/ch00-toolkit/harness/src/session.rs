@@ -1,20 +1,29 @@
-//! Ending a job for sure: mpirun runs in a session of its own (see [`crate::launch`]),
-//! and past its deadline every process of that session is killed, ranks included.
+//! Ending a job for sure: the launcher runs in a session of its own (see
+//! [`crate::launch`]). Past its deadline it is first asked to stop the way it stops every
+//! rank on every node (SIGTERM for mpirun and mpiexec; for srun, two SIGINTs within a
+//! second, Slurm's "cancel this step"); then every process of its session left on this
+//! machine is killed, ranks included. Ranks on other nodes go with their node's daemon
+//! (orted, hydra_pmi_proxy, slurmstepd), which ends them when it loses the launcher.
 
+use crate::launcher::Flavor;
 use std::process::{Child, ExitStatus};
 use std::thread;
 use std::time::{Duration, Instant};
 
 /// Waits for the child; past the deadline kills its whole session. Returns the status
 /// (None when killed) and whether the deadline passed.
-pub fn wait_or_kill(child: &mut Child, timeout: Duration) -> (Option<ExitStatus>, bool) {
+pub fn wait_or_kill(
+    child: &mut Child,
+    timeout: Duration,
+    launcher: Flavor,
+) -> (Option<ExitStatus>, bool) {
     let start = Instant::now();
     loop {
         if let Ok(Some(status)) = child.try_wait() {
             return (Some(status), false);
         }
         if start.elapsed() > timeout {
-            kill_session(child.id() as i32);
+            kill_session(child.id() as i32, launcher);
             let _ = child.wait();
             return (None, true);
         }
@@ -22,10 +31,18 @@ pub fn wait_or_kill(child: &mut Child, timeout: Duration) -> (Option<ExitStatus>
     }
 }
 
-/// SIGTERM to mpirun, then SIGKILL to every process left in its session.
+/// Asks the launcher to stop every rank, then SIGKILL to every process left in its
+/// session.
 // ANCHOR: kill_session
-fn kill_session(sid: i32) {
-    unsafe { libc::kill(sid, libc::SIGTERM) };
+fn kill_session(sid: i32, launcher: Flavor) {
+    if launcher == Flavor::Slurm {
+        // srun: one SIGINT reports status, a second within one second cancels the step.
+        unsafe { libc::kill(sid, libc::SIGINT) };
+        thread::sleep(Duration::from_millis(200));
+        unsafe { libc::kill(sid, libc::SIGINT) };
+    } else {
+        unsafe { libc::kill(sid, libc::SIGTERM) };
+    }
     let grace = Instant::now();
     while grace.elapsed() < Duration::from_secs(3) && !session_members(sid).is_empty() {
         thread::sleep(Duration::from_millis(50));

@@ -46,14 +46,41 @@ pub const SETTINGS: &[Setting] = &[
         meaning: "0 switches off the call recorder (the watchdog then cannot name the call)",
     },
     Setting {
+        name: "WORKBOOK_DATA",
+        default: "data/",
+        meaning: "the folder holding the shipped datasets (for binaries run elsewhere)",
+    },
+    Setting {
+        name: "WORKBOOK_REQUIRE_GPU",
+        default: "0",
+        meaning: "1 makes a GPU test fail instead of skipping where no GPU can be used",
+    },
+    Setting {
         name: "WORKBOOK_OUT",
         default: "target/workbook",
         meaning: "where tables, CSV and SVG files are written",
     },
     Setting {
+        name: "WORKBOOK_LEARNER",
+        default: "$USER",
+        meaning: "your name in target/workbook/progress.json, which make class merges",
+    },
+    Setting {
         name: "MPIRUN",
         default: "mpirun",
-        meaning: "the launcher, e.g. mpirun.mpich (build with MPICC=mpicc.mpich too)",
+        meaning: "the launcher: Open MPI mpirun, MPICH mpiexec (e.g. mpirun.mpich, build with \
+                  MPICC=mpicc.mpich too) or Slurm srun, recognised by its --version",
+    },
+    Setting {
+        name: "HOSTFILE",
+        default: "unset (this machine)",
+        meaning: "a host list for mpirun (--hostfile) or mpiexec (-f): `node1 slots=4` per line",
+    },
+    Setting {
+        name: "MPIRUN_ARGS",
+        default: "unset",
+        meaning: "extra launcher options, split on spaces (e.g. --mca btl tcp,self or \
+                  --gpus-per-task=1)",
     },
 ];
 // ANCHOR_END: settings

@@ -3,7 +3,9 @@
 //!
 //! Wrapped: the blocking point-to-point calls and collectives (a deadlock is always a
 //! thread stuck in one of them), and the communicator constructors, which are collective
-//! too and hang when one rank does not call them.
+//! too and hang when one rank does not call them. The point-to-point wrappers, and
+//! `MPI_Isend`/`MPI_Irecv`, also feed the message trace ([`crate::trace`]) while a lab has
+//! it on.
 #![allow(non_snake_case)]
 
 use crate::intercept::{enter, Kind};
@@ -51,13 +53,15 @@ fn show(v: i64) -> String {
     }
 }
 
-/// Defines `MPI_X` that notes itself and forwards to `PMPI_X`.
+/// Defines `MPI_X` that notes itself and forwards to `PMPI_X`; with `; trace {..}`, it
+/// also runs that block first while the message trace ([`crate::trace`]) is on.
 // ANCHOR: wrap
 macro_rules! wrap {
     ($name:ident => $pname:ident ( $($arg:ident : $ty:ty),* )
-     [$($field:expr),*] $describe:expr) => {
+     [$($field:expr),*] $describe:expr $(; trace $trace:block)?) => {
         #[no_mangle]
         pub unsafe extern "C" fn $name($($arg: $ty),*) -> c_int {
+            $(if crate::trace::is_on() $trace)?
             static KIND: Kind = Kind { name: stringify!($name), describe: $describe };
             let fields = || {
                 let mut f = [0i64; 4];
@@ -113,13 +117,13 @@ fn split(f: &Fields) -> String {
 
 // point-to-point
 wrap!(MPI_Send => PMPI_Send(b: Buf, n: c_int, t: MPI_Datatype, dest: c_int, tg: c_int, c: MPI_Comm)
-    [dest, tg, bytes(n, t)] to_peer);
+    [dest, tg, bytes(n, t)] to_peer; trace { sent(dest, bytes(n, t), b) });
 wrap!(MPI_Ssend => PMPI_Ssend(b: Buf, n: c_int, t: MPI_Datatype, dest: c_int, tg: c_int, c: MPI_Comm)
-    [dest, tg, bytes(n, t)] to_peer);
+    [dest, tg, bytes(n, t)] to_peer; trace { sent(dest, bytes(n, t), b) });
 // ANCHOR: wrap_recv
 wrap!(MPI_Recv => PMPI_Recv(b: BufMut, n: c_int, t: MPI_Datatype, src: c_int, tg: c_int,
     c: MPI_Comm, s: *mut MPI_Status)
-    [peer(src), tag(tg), bytes(n, t)] from_peer);
+    [peer(src), tag(tg), bytes(n, t)] from_peer; trace { received(src, bytes(n, t), b) });
 // ANCHOR_END: wrap_recv
 wrap!(MPI_Probe => PMPI_Probe(src: c_int, tg: c_int, c: MPI_Comm, s: *mut MPI_Status)
     [peer(src), tag(tg)] probe);
@@ -130,11 +134,13 @@ wrap!(MPI_Sendrecv => PMPI_Sendrecv(sb: Buf, sn: c_int, st: MPI_Datatype, dest: 
     rb: BufMut, rn: c_int, rt: MPI_Datatype, src: c_int, rtg: c_int, c: MPI_Comm,
     s: *mut MPI_Status)
     [dest, peer(src), bytes(sn, st), bytes(rn, rt)]
-    |f| format!("dest={} source={} {} bytes out, up to {} in", f[0], show(f[1]), f[2], f[3]));
+    |f| format!("dest={} source={} {} bytes out, up to {} in", f[0], show(f[1]), f[2], f[3]);
+    trace { sent(dest, bytes(sn, st), sb); received(src, bytes(rn, rt), rb) });
 wrap!(MPI_Sendrecv_replace => PMPI_Sendrecv_replace(b: BufMut, n: c_int, t: MPI_Datatype,
     dest: c_int, stg: c_int, src: c_int, rtg: c_int, c: MPI_Comm, s: *mut MPI_Status)
     [dest, peer(src), bytes(n, t)]
-    |f| format!("dest={} source={} {} bytes", f[0], show(f[1]), f[2]));
+    |f| format!("dest={} source={} {} bytes", f[0], show(f[1]), f[2]);
+    trace { sent(dest, bytes(n, t), b); received(src, bytes(n, t), b) });
 wrap!(MPI_Wait => PMPI_Wait(r: *mut MPI_Request, s: *mut MPI_Status) [1] requests);
 wrap!(MPI_Waitall => PMPI_Waitall(n: c_int, r: *mut MPI_Request, s: *mut MPI_Status)
     [n] requests);
@@ -144,6 +150,57 @@ wrap!(MPI_Waitany => PMPI_Waitany(n: c_int, r: *mut MPI_Request, i: *mut c_int,
 wrap!(MPI_Waitsome => PMPI_Waitsome(n: c_int, r: *mut MPI_Request, o: *mut c_int, i: *mut c_int,
     s: *mut MPI_Status)
     [n] |f| format!("some of {} non-blocking requests", f[0]));
+
+/// The non-blocking calls return at once, so the recorder does not note them (a thread
+/// is never blocked in one); the message trace does.
+///
+/// # Safety
+/// The caller's MPI_Isend arguments, valid as MPI requires; passed on unchanged.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Isend(
+    b: Buf,
+    n: c_int,
+    t: MPI_Datatype,
+    dest: c_int,
+    tg: c_int,
+    c: MPI_Comm,
+    r: *mut MPI_Request,
+) -> c_int {
+    if crate::trace::is_on() {
+        sent(dest, bytes(n, t), b);
+    }
+    // SAFETY: the caller's arguments, passed on unchanged to the library.
+    unsafe { ffi::PMPI_Isend(b, n, t, dest, tg, c, r) }
+}
+
+/// See [`MPI_Isend`].
+///
+/// # Safety
+/// The caller's MPI_Irecv arguments, valid as MPI requires; passed on unchanged.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Irecv(
+    b: BufMut,
+    n: c_int,
+    t: MPI_Datatype,
+    src: c_int,
+    tg: c_int,
+    c: MPI_Comm,
+    r: *mut MPI_Request,
+) -> c_int {
+    if crate::trace::is_on() {
+        received(src, bytes(n, t), b);
+    }
+    // SAFETY: the caller's arguments, passed on unchanged to the library.
+    unsafe { ffi::PMPI_Irecv(b, n, t, src, tg, c, r) }
+}
+
+fn sent(dest: c_int, bytes: i64, buf: Buf) {
+    crate::trace::note(true, peer(dest), bytes, buf as usize);
+}
+
+fn received(src: c_int, bytes: i64, buf: BufMut) {
+    crate::trace::note(false, peer(src), bytes, buf as usize);
+}
 
 // collectives
 wrap!(MPI_Barrier => PMPI_Barrier(c: MPI_Comm) [] nothing);

@@ -3,7 +3,9 @@
 //! Run: `make run CH=00` (or `cargo run -p ch00-toolkit --bin hello`, which re-launches
 //! itself under mpirun with NP=4 ranks). Expect one table row per rank: its rank, the
 //! size of the job, the host, its local rank among the ranks on that host (found with
-//! `split_shared`) and the thread level MPI granted. Rank 0 prints; it gathered the rows.
+//! `split_shared`) and the thread level MPI granted. Rank 0 prints; it gathered the rows,
+//! and ends with one line per node listing its ranks (one node here; two or more when a
+//! hostfile or Slurm spreads the job: see the book's "Running on a cluster").
 
 use mpi::traits::*;
 use tabled::Tabled;
@@ -79,6 +81,15 @@ fn main() {
             "two ranks on one host share a local rank"
         );
         println!("hello: {size} ranks answered; local ranks are distinct on every host");
+        // Which node each rank is on: a job spread by a hostfile or Slurm shows them all.
+        let mut hosts: Vec<&str> = rows.iter().map(|r| r.host.as_str()).collect();
+        hosts.sort();
+        hosts.dedup();
+        for host in &hosts {
+            let on = rows.iter().filter(|r| r.host == *host);
+            let on: Vec<String> = on.map(|r| r.rank.to_string()).collect();
+            println!("node {host}: ranks {}", on.join(", "));
+        }
     } else {
         root.gather_into(&host[..]);
         root.gather_into(&mine[..]);

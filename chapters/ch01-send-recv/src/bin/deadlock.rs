@@ -201,6 +201,7 @@ fn main() {
     }
     if rank == 0 {
         println!("{}", table(rows));
+        println!("{}", toolkit::report::oversubscription_note(size as usize));
         println!("deadlock: all three fixes delivered the left neighbour's data on every rank");
         if !broken {
             println!("to see the deadlock itself: BROKEN=1 make run CH=01 BIN=deadlock");

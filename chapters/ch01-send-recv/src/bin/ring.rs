@@ -116,5 +116,6 @@ fn main() {
     if rank == 0 {
         println!("{}", toolkit::report::table(laps));
         println!("ring: {size} ranks, every token came back intact (timed on rank 0; noisy)");
+        println!("{}", toolkit::report::oversubscription_note(size as usize));
     }
 }

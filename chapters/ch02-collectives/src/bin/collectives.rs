@@ -187,6 +187,7 @@ fn main() {
     if rank == 0 {
         println!("collectives at {size} ranks: time per call, max over ranks; ratio = hand-written / MPI");
         let path = print_and_save(&lab.rows, &format!("ch02_collectives_np{size}.csv"));
+        println!("{}", toolkit::report::oversubscription_note(size as usize));
         let path = path.unwrap_or_else(|e| panic!("cannot write the CSV: {e}"));
         let here = std::env::current_dir().unwrap_or_default();
         let path = path.strip_prefix(&here).unwrap_or(&path);

@@ -1,17 +1,20 @@
-//! Lab: the ring allreduce step by step, on a vector of 10 integers (not divisible by the
-//! number of ranks), then a short race against MPI_Allreduce.
+//! Lab: your ring allreduce step by step, on a vector of 10 integers (not divisible by
+//! the number of ranks), then a short race against MPI_Allreduce.
 //!
 //! Run: `make run CH=03` (your ex 3.1 and 3.2; `SOLUTION=1` for the answers; `NP=3`
-//! for another ring). Expect: the schedule of every step (which chunk each rank sends and
-//! receives), every rank's vector after the reduce-scatter (one chunk complete on each
-//! rank) and after the allgather (all complete), `equal to MPI_Allreduce: yes`, and the
-//! times of both on 1M f64.
+//! for another ring). It first checks that ex 3.1 and 3.2 are written (if one is still a
+//! `todo!()`, it says which and stops). Expect: the messages your code really sent, traced
+//! as it ran (which chunk each rank sent to whom, step by step), every rank's vector
+//! after the reduce-scatter (one chunk complete on each rank) and after the allgather
+//! (all complete), `equal to MPI_Allreduce: yes`, and the times of both on 1M f64.
 
 use ch03::ops::Op;
-use ch03::{chunk_range, owned_chunk, reference, ring};
+use ch03::{chunk_range, reference, ring};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::time::Instant;
+use toolkit::diagram::{self, Arrow};
+use toolkit::trace::{self, Traced};
 
 const LEN: usize = 10;
 
@@ -31,62 +34,113 @@ fn show(world: &SimpleCommunicator, title: &str, data: &[i64]) {
     }
 }
 
-// ANCHOR: schedule
-/// The schedule of both phases for `p` ranks: who sends which chunk in each step.
-fn print_schedule(p: usize) {
-    let ranges: Vec<_> = (0..p).map(|i| chunk_range(LEN, p, i)).collect();
-    println!("{LEN} elements over {p} ranks: chunks {ranges:?}");
-    for s in 0..p - 1 {
-        let line: Vec<String> = (0..p)
-            .map(|r| {
-                format!(
-                    "{r} sends c{} gets c{}",
-                    (r + p - s) % p,
-                    (r + 2 * p - s - 1) % p
-                )
-            })
-            .collect();
-        println!("reduce-scatter step {s}: {}", line.join(" | "));
-    }
-    for s in 0..p - 1 {
-        let line: Vec<String> = (0..p)
-            .map(|r| {
-                format!(
-                    "{r} sends c{} gets c{}",
-                    (r + 1 + p - s) % p,
-                    (r + p - s) % p
-                )
-            })
-            .collect();
-        println!("allgather      step {s}: {}", line.join(" | "));
+// ANCHOR: trace
+/// Which chunk of `data` a traced send came from: its number, or -1 when the buffer is
+/// not exactly one chunk of `data` (a copy, or a wrong range).
+fn chunk_of(data: &[i64], p: usize, m: &Traced) -> i64 {
+    let base = data.as_ptr() as usize;
+    let elem = std::mem::size_of::<i64>();
+    let Some(offset) = m.addr.checked_sub(base) else {
+        return -1;
+    };
+    let range = offset / elem..offset / elem + m.bytes as usize / elem;
+    (0..p)
+        .find(|&k| offset % elem == 0 && chunk_range(LEN, p, k) == range)
+        .map_or(-1, |k| k as i64)
+}
+
+/// Runs one phase of your ring with the message trace on; rank 0 prints the chunks each
+/// rank really sent, step by step, and draws them under `target/workbook/`.
+fn traced(
+    world: &SimpleCommunicator,
+    name: &str,
+    file: &str,
+    phase: impl FnOnce(&mut [i64]),
+    data: &mut [i64],
+) {
+    let p = world.size() as usize;
+    trace::start();
+    phase(data);
+    let log = trace::stop();
+    let Some(logs) = trace::gather(world, &log, |m| chunk_of(data, p, m)) else {
+        return;
+    };
+    let marks: Vec<Vec<i64>> = logs
+        .iter()
+        .map(|l| l.iter().map(|x| x.1).collect())
+        .collect();
+    let plain: Vec<Vec<Traced>> = logs
+        .iter()
+        .map(|l| l.iter().map(|x| x.0).collect())
+        .collect();
+    let label = |from: usize, i: usize| match marks[from][i] {
+        -1 => "(not a chunk of the vector)".to_string(),
+        k => format!("c{k}"),
+    };
+    let arrows: Vec<Arrow> = diagram::arrows_from_rounds(&trace::rounds(&plain), label);
+    print!("{}", diagram::to_text(name, p, "step", &arrows));
+    let svg = diagram::rounds_svg(name, "step", p, &arrows);
+    match toolkit::report::write_file(file, &svg) {
+        Ok(path) => {
+            let here = std::env::current_dir().unwrap_or_default();
+            let shown = path.strip_prefix(&here).unwrap_or(&path);
+            println!("  figure: {}", shown.display())
+        }
+        Err(e) => println!("  (figure not written: {e})"),
     }
 }
-// ANCHOR_END: schedule
+// ANCHOR_END: trace
 
 fn main() {
     let universe = toolkit::init();
     let world = universe.world();
     let (rank, size) = (world.rank() as usize, world.size() as usize);
-    if rank == 0 {
-        print_schedule(size);
-        let owners: Vec<String> = (0..size)
-            .map(|r| format!("rank {r} -> c{}", owned_chunk(r, size)))
-            .collect();
-        println!(
-            "after the reduce-scatter, complete: {}\n",
-            owners.join(", ")
-        );
-    }
     // Rank r holds 100·(r+1) + i: the sums show which ranks went into each element.
     let xs: Vec<i64> = (0..LEN as i64)
         .map(|i| 100 * (rank as i64 + 1) + i)
         .collect();
+    let ready = toolkit::gate::unless_todo(&world, || {
+        let mut data = xs.clone();
+        ring::reduce_scatter_ring(&world, &mut data, Op::Sum);
+        ring::allgather_ring(&world, &mut data);
+    });
+    if let Err(todo) = ready {
+        if rank == 0 {
+            println!(
+                "ring_steps traces what your ring sends, so it needs ex 3.1 and 3.2 \
+                 (src/ring.rs) first.\n`{todo}` is still a stub (todo!): finish it \
+                 (make check CH=03 shows\nyour progress), then run make run CH=03 again."
+            );
+        }
+        return;
+    }
+    if rank == 0 {
+        let ranges: Vec<_> = (0..size).map(|i| chunk_range(LEN, size, i)).collect();
+        println!(
+            "{LEN} elements over {size} ranks: chunks c0..c{} = {ranges:?}\n",
+            size - 1
+        );
+    }
     show(&world, "before:", &xs);
     let mut data = xs.clone();
-    ring::reduce_scatter_ring(&world, &mut data, Op::Sum);
-    show(&world, "after the reduce-scatter (your ex 3.1):", &data);
-    ring::allgather_ring(&world, &mut data);
-    show(&world, "after the allgather (your ex 3.2):", &data);
+    let reduce_scatter = |d: &mut [i64]| ring::reduce_scatter_ring(&world, d, Op::Sum);
+    traced(
+        &world,
+        "reduce-scatter (ex 3.1)",
+        "ch03-reduce-scatter.svg",
+        reduce_scatter,
+        &mut data,
+    );
+    show(&world, "after the reduce-scatter:", &data);
+    let allgather = |d: &mut [i64]| ring::allgather_ring(&world, d);
+    traced(
+        &world,
+        "allgather (ex 3.2)",
+        "ch03-allgather.svg",
+        allgather,
+        &mut data,
+    );
+    show(&world, "after the allgather:", &data);
     let want = reference::allreduce(&world, &xs, Op::Sum);
     let same = toolkit::lockstep::agree(&world, toolkit::compare::exact("sum", &data, &want));
     if rank == 0 {
@@ -116,6 +170,7 @@ fn main() {
         for (name, t) in times {
             println!("  {name:<26} {:8.2} ms", t * 1e3);
         }
+        println!("  {}", toolkit::report::oversubscription_note(size));
     }
     same.unwrap_or_else(|e| panic!("the ring differs from MPI_Allreduce: {e}"));
 }

@@ -94,6 +94,10 @@ fn main() {
         world.size()
     );
     println!("{}", table(rows));
+    println!(
+        "{}",
+        toolkit::report::oversubscription_note(world.size() as usize)
+    );
     let terms = p.rows * p.cols;
     let agree = close_sums::<f64>(
         "residual",
@@ -104,7 +108,7 @@ fn main() {
     );
     println!(
         "\nresidual after {steps} steps: parallel {residual:.17e}, serial {serial_residual:.17e}, \
-         difference {:.1e} (bound (n-1)·ε·Σ = {:.1e}: {})",
+         difference {:.1e} (bound 2·γ(n-1)·Σ = {:.1e}: {})",
         (residual - serial_residual).abs(),
         toolkit::compare::sum_tolerance::<f64>(terms, serial_residual),
         if agree.is_ok() { "within" } else { "OUTSIDE" }

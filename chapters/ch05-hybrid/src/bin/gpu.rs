@@ -2,7 +2,8 @@
 //! where the MPI can read GPU memory, CUDA-aware ping-pong and allreduce, with the
 //! staging model's prediction (ex 5.7) beside each.
 //!
-//! Run: `make run CH=05 BIN=gpu [NP=4] [SOLUTION=1]`.
+//! Run: `make run CH=05 BIN=gpu [NP=4] [SOLUTION=1]`; more ranks than GPUs on a node:
+//! `cargo run --release -p ch05-hybrid --features solution --bin gpu -- --share`.
 //! Expect: one line per rank with its place on the node and its GPU; without a GPU, one
 //! line saying why the device part is skipped, then the same staged code on CPU tensors
 //! (8 B to 16 MiB; 256 MiB on a GPU), a table of measured and predicted times, and
@@ -61,15 +62,19 @@ fn device(world: &SimpleCommunicator) -> Device {
     let gpus = visible_gpus();
     if gpus == 0 {
         if world.rank() == 0 {
+            let why = torch_link::why_no_cuda(false).unwrap_or_default();
             println!(
-                "no GPU: this LibTorch sees no CUDA device, so the device part is skipped; \
-                 the host part runs CPU tensors through the same staged code"
+                "no GPU ({why}), so the device part is skipped; the host part runs CPU \
+                 tensors through the same staged code"
             );
         }
         return Device::Cpu;
     }
     let visible = cuda_visible_devices();
-    match choose_gpu(local_rank, local_size, gpus, visible.as_deref(), false) {
+    // `--share`: let the node's ranks share its GPUs (one GPU, two ranks: a laptop or a
+    // single-GPU machine); without it ex 5.5 refuses more ranks than GPUs.
+    let share = std::env::args().any(|a| a == "--share");
+    match choose_gpu(local_rank, local_size, gpus, visible.as_deref(), share) {
         Ok(gpu) => {
             println!(
                 "rank {}: local rank {local_rank} of {local_size}, Device::Cuda({}) = GPU {} \
@@ -81,7 +86,7 @@ fn device(world: &SimpleCommunicator) -> Device {
             Device::Cuda(gpu.index)
         }
         Err(why) => {
-            eprintln!("rank {}: {why}", world.rank());
+            eprintln!("rank {}: {why} (this lab: add --share)", world.rank());
             world.abort(2)
         }
     }
@@ -159,7 +164,7 @@ fn main() {
     }
     if world.rank() == 0 {
         println!(
-            "{p} rank(s); measured links: alpha {:.2} µs, beta {:.2} GB/s, gamma {:.2} GB/s, \
+            "{p} rank(s); measured links: alpha {:.2} µs, beta {:.2} GB/s, 1/gamma {:.2} GB/s, \
              copy {:.2} µs + {:.2} GB/s ({})",
             m.alpha * 1e6,
             m.beta / 1e9,

@@ -83,6 +83,12 @@ fn main() {
     let mut on_gpu = false;
     for (np, lines) in at_rank_counts(&NPS, Duration::from_secs(300)) {
         on_gpu |= tagged(&lines, "DEV,").any(|d| d == "gpu");
+        if tagged(&lines, "ROW,").next().is_none() {
+            panic!(
+                "staging_bench: the {np}-rank run printed no ROW lines:\n{}",
+                lines.join("\n")
+            );
+        }
         let mut whole_s = 0.0;
         for line in tagged(&lines, "ROW,") {
             let f: Vec<&str> = line.split(',').collect();

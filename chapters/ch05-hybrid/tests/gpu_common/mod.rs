@@ -201,11 +201,11 @@ fn stage_one<T: Elem + toolkit::elem::Elem>(
     world: &SimpleCommunicator,
     stage: StageFn<T>,
     case: &StageCase,
-    mine: &[T],
+    (mine, device): (&[T], Device),
     all: Vec<Vec<T>>,
 ) -> Result<(), String> {
-    let mut t = Tensor::from_slice(mine);
-    let mut staging = Staging::<T>::new(case.chunk, case.len, Device::Cpu)?;
+    let mut t = Tensor::from_slice(mine).to_device(device);
+    let mut staging = Staging::<T>::new(case.chunk, case.len, device)?;
     stage(world, &mut t, &mut staging);
     if t.size() != [case.len as i64] || t.kind() != ch05::stream::kind_of::<T>() {
         return Err(format!(
@@ -215,7 +215,7 @@ fn stage_one<T: Elem + toolkit::elem::Elem>(
         ));
     }
     let mut got = vec![T::default(); case.len];
-    t.copy_data(&mut got, case.len);
+    t.to_device(Device::Cpu).copy_data(&mut got, case.len);
     let mut want = vec![T::default(); case.len];
     world.all_reduce_into(mine, &mut want[..], SystemOperation::sum());
     let what = format!(
@@ -247,6 +247,16 @@ pub fn staging_property(
     floats: StageFn<f32>,
     cases: u32,
 ) -> Result<(), String> {
+    staging_property_on(world, (ints, floats), cases, Device::Cpu)
+}
+
+/// The same property with the tensors on `device` (a GPU: the host staging is real).
+pub fn staging_property_on(
+    world: &SimpleCommunicator,
+    (ints, floats): (StageFn<i64>, StageFn<f32>),
+    cases: u32,
+    device: Device,
+) -> Result<(), String> {
     let name = "the staged allreduce equals MPI_Allreduce";
     property(world, name)
         .cases(cases)
@@ -255,10 +265,10 @@ pub fn staging_property(
             let (mi, mf) = data_of(case, rank);
             if case.ints {
                 let all = (0..size).map(|r| data_of(case, r).0).collect();
-                stage_one(world, ints, case, &mi, all)
+                stage_one(world, ints, case, (&mi, device), all)
             } else {
                 let all = (0..size).map(|r| data_of(case, r).1).collect();
-                stage_one(world, floats, case, &mf, all)
+                stage_one(world, floats, case, (&mf, device), all)
             }
         })
 }

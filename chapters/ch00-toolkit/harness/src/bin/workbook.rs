@@ -1,107 +1,20 @@
-//! The course's checker, behind `make check CH=NN` and `make verify`.
+//! The course's checker, behind `make check`, `make verify`, `make teaching`, `make class`.
 //!
 //! ```text
 //! workbook check NN    run chapter NN's tests on your code; a table per exercise
+//! workbook check       every chapter's table, then a one-line summary per chapter
 //! workbook verify      every stub fails with its own `ex N.M` message, every solution passes
 //! workbook verify --stubs-only   the first half (make test has just run the solutions)
+//! workbook teaching    regenerate book/src/teaching/ (schedules, chapter map) from course.toml
+//! workbook class DIR   merge the progress.json files of DIR into one class table (+ HTML)
+//! workbook handout DEST        the course without solutions/ and planted mistakes
+//! workbook release NN DEST     add chapter NN's solutions to the handout in DEST
 //! ```
 //! Run it from the repository root (the Makefile does).
 
 use std::path::Path;
-use tabled::Tabled;
-use toolkit::check::{self, Exercise, Status};
-
-#[derive(Tabled)]
-struct Row {
-    #[tabled(rename = "exercise")]
-    id: String,
-    #[tabled(rename = "status")]
-    status: String,
-    #[tabled(rename = "task")]
-    task: String,
-}
-
-fn label(s: &Status) -> &'static str {
-    match s {
-        Status::Passed => "passed",
-        Status::NotStarted => "not started",
-        Status::Failing(_) => "FAILING",
-        Status::NoTest => "NO TEST (chapter defect)",
-    }
-}
-
-fn print_table(list: &[Exercise]) {
-    let rows = list.iter().map(|e| Row {
-        id: format!("ex {}", e.id),
-        status: label(&e.status).to_string(),
-        task: e.task.clone(),
-    });
-    println!("{}", toolkit::report::table(rows));
-}
-
-/// Runs one chapter's tests on the learner's code; exit 0 only if every exercise passed.
-fn check_chapter(root: &Path, nn: &str) -> i32 {
-    let dir = match check::chapter_dir(root, nn) {
-        Ok(d) => d,
-        Err(e) => {
-            eprintln!("workbook check: {e}");
-            return 2;
-        }
-    };
-    let package = dir.file_name().unwrap().to_string_lossy().into_owned();
-    println!(
-        "workbook check: running the tests of {package} on your code (this may take a minute)..."
-    );
-    let run = check::cargo_test(root, &package, false);
-    if let Some(errors) = run.build_error {
-        println!(
-            "{errors}\n\nworkbook check: {package} does not compile; fix the errors above first."
-        );
-        return 2;
-    }
-    let places = check::exercise_places(root, &dir);
-    let list = check::verdicts(&check::exercises_in(&dir), &places, &run);
-    print_table(&list);
-    for e in &list {
-        if let Status::Failing(why) = &e.status {
-            println!("\nex {} is failing ({}):\n{why}", e.id, e.tests.join(", "));
-        }
-    }
-    let failing = run
-        .results
-        .iter()
-        .filter(|(t, r)| check::exercise_of(t).is_none() && r.is_err());
-    let others: Vec<&String> = failing.map(|(t, _)| t).collect();
-    if !others.is_empty() {
-        println!("\nother tests of {package} failing (not tied to one exercise): {others:?}");
-    }
-    let passed = list.iter().filter(|e| e.status == Status::Passed).count();
-    let todo = list
-        .iter()
-        .filter(|e| e.status == Status::NotStarted)
-        .count();
-    println!(
-        "\n{passed} of {} exercises passed, {todo} not started.",
-        list.len()
-    );
-    if passed == list.len() && others.is_empty() {
-        println!("Chapter {nn} done. Next: the chapter's self-check questions in the book.");
-        0
-    } else {
-        if let Some(next) = list.iter().find(|e| e.status != Status::Passed) {
-            println!("Next: ex {}: {}", next.id, next.task);
-            if let Some(place) = places.get(&next.id) {
-                println!("  open {} (fn {})", place.file.display(), place.function);
-            }
-            let chapter = dir.file_name().unwrap_or_default().to_string_lossy();
-            let page = format!("book/src/{chapter}/exercises.md");
-            if root.join(&page).is_file() {
-                println!("  hints: book/build/{chapter}/exercises.html (make book), or {page}");
-            }
-        }
-        1
-    }
-}
+use toolkit::check::{self, Status};
+use toolkit::check_table::{label, print_table};
 
 /// For every chapter: stubs fail with their own message, solutions pass.
 fn verify(root: &Path, solutions_too: bool) -> i32 {
@@ -173,15 +86,104 @@ fn verify(root: &Path, solutions_too: bool) -> i32 {
     }
 }
 
+/// Regenerates the teaching pages from course.toml.
+fn teaching(root: &Path) -> i32 {
+    match toolkit::teaching::write_pages(root) {
+        Ok(paths) => {
+            paths
+                .iter()
+                .for_each(|p| println!("teaching: wrote {}", p.display()));
+            0
+        }
+        Err(e) => {
+            eprintln!("workbook teaching: {e}");
+            2
+        }
+    }
+}
+
+/// Merges a folder of progress files into the class table and `class.html`.
+fn class(dir: &Path) -> i32 {
+    let class = match toolkit::progress::read_class(dir) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("workbook class: {e} (make class DIR=folder-of-progress-files)");
+            return 2;
+        }
+    };
+    for why in &class.unreadable {
+        println!("workbook class: skipped {why}");
+    }
+    if class.learners.is_empty() {
+        eprintln!(
+            "workbook class: no progress files in {}; collect each learner's \
+             target/workbook/progress.json there (renamed, e.g. ana.json)",
+            dir.display()
+        );
+        return 2;
+    }
+    print!("{}", class.text());
+    match toolkit::report::write_file("class.html", &class.html()) {
+        Ok(path) => println!("class: {}", path.display()),
+        Err(e) => println!("workbook class: could not write class.html: {e}"),
+    }
+    0
+}
+
+/// Writes the course without solutions into `dest`.
+fn handout(root: &Path, dest: &Path) -> i32 {
+    match toolkit::handout::handout(root, dest) {
+        Ok(n) => {
+            println!(
+                "handout: wrote {n} files to {} (no solutions/, no planted mistakes); \
+                 release a chapter with make release CH=NN DEST={}",
+                dest.display(),
+                dest.display()
+            );
+            0
+        }
+        Err(e) => {
+            eprintln!("workbook handout: {e}");
+            2
+        }
+    }
+}
+
+/// Adds one chapter's solutions to a handout.
+fn release(root: &Path, nn: &str, dest: &Path) -> i32 {
+    match toolkit::handout::release(root, nn, dest) {
+        Ok(n) => {
+            println!(
+                "release: chapter {nn}'s solutions ({n} files) are in {}",
+                dest.display()
+            );
+            println!("  learners: git pull (or copy) it, then make run CH={nn} SOLUTION=1");
+            0
+        }
+        Err(e) => {
+            eprintln!("workbook release: {e}");
+            2
+        }
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let root = Path::new(".");
     let code = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-        ["check", nn] => check_chapter(root, nn),
+        ["check", nn] => toolkit::check_table::check_chapter(root, nn, true).code,
+        ["check"] => toolkit::check_table::check_all(root),
+        ["teaching"] => teaching(root),
+        ["class", dir] => class(Path::new(dir)),
+        ["handout", dest] => handout(root, Path::new(dest)),
+        ["release", nn, dest] => release(root, nn, Path::new(dest)),
         ["verify"] => verify(root, true),
         ["verify", "--stubs-only"] => verify(root, false),
         _ => {
-            eprintln!("usage: workbook check NN | workbook verify [--stubs-only]   (from the repository root)");
+            eprintln!(
+                "usage: workbook check [NN] | verify [--stubs-only] | teaching | class DIR | \
+                 handout DEST | release NN DEST   (from the repository root)"
+            );
             2
         }
     };

@@ -1,0 +1,177 @@
+//! What `make check` prints: one chapter's table and its "Next:" lines (`make check
+//! CH=NN`), or every chapter's table one after another and a one-line summary per chapter
+//! (`make check`). Each run records what it found in `target/workbook/progress.json`
+//! ([`crate::progress`]).
+
+use crate::check::{self, Exercise, Place, Status};
+use crate::course::Course;
+use crate::progress::Progress;
+use std::collections::BTreeMap;
+use std::path::Path;
+use tabled::Tabled;
+
+#[derive(Tabled)]
+struct Row {
+    #[tabled(rename = "exercise")]
+    id: String,
+    #[tabled(rename = "status")]
+    status: String,
+    #[tabled(rename = "task")]
+    task: String,
+}
+
+/// The table's word for a status.
+pub fn label(s: &Status) -> &'static str {
+    match s {
+        Status::Passed => "passed",
+        Status::NotStarted => "not started",
+        Status::Failing(_) => "FAILING",
+        Status::NoTest => "NO TEST (chapter defect)",
+    }
+}
+
+/// The progress file's word for a status.
+fn progress_word(s: &Status) -> &'static str {
+    match s {
+        Status::Passed => "passed",
+        Status::NotStarted => "not started",
+        Status::Failing(_) | Status::NoTest => "failing",
+    }
+}
+
+/// Prints the exercises as a table.
+pub fn print_table(list: &[Exercise]) {
+    let rows = list.iter().map(|e| Row {
+        id: format!("ex {}", e.id),
+        status: label(&e.status).to_string(),
+        task: e.task.clone(),
+    });
+    println!("{}", crate::report::table(rows));
+}
+
+/// One chapter's verdict: the exit code and the line `make check` sums it up with.
+pub struct Verdict {
+    /// 0: every exercise passed; 1: some did not; 2: the chapter does not compile.
+    pub code: i32,
+    pub summary: String,
+}
+
+/// Runs chapter `nn`'s tests on the learner's code, prints its table, records it in the
+/// progress file; `next` prints where to go on.
+pub fn check_chapter(root: &Path, nn: &str, next: bool) -> Verdict {
+    let dir = match check::chapter_dir(root, nn) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("workbook check: {e}");
+            let summary = format!("chapter {nn}: {e}");
+            return Verdict { code: 2, summary };
+        }
+    };
+    let package = dir.file_name().unwrap().to_string_lossy().into_owned();
+    println!(
+        "workbook check: running the tests of {package} on your code (this may take a minute)..."
+    );
+    let run = check::cargo_test(root, &package, false);
+    if let Some(errors) = run.build_error {
+        println!(
+            "{errors}\n\nworkbook check: {package} does not compile; fix the errors above first."
+        );
+        let summary = format!("{package}: does not compile");
+        return Verdict { code: 2, summary };
+    }
+    let places = check::exercise_places(root, &dir);
+    let list = check::verdicts(&check::exercises_in(&dir), &places, &run);
+    print_table(&list);
+    for e in &list {
+        if let Status::Failing(why) = &e.status {
+            println!("\nex {} is failing ({}):\n{why}", e.id, e.tests.join(", "));
+        }
+    }
+    let statuses: BTreeMap<String, String> = list
+        .iter()
+        .map(|e| (e.id.clone(), progress_word(&e.status).to_string()))
+        .collect();
+    if let Err(e) = Progress::record(&chapter_id(nn), statuses) {
+        println!("workbook check: could not write the progress file: {e}");
+    }
+    let failing = run.results.iter();
+    let failing = failing.filter(|(t, r)| check::exercise_of(t).is_none() && r.is_err());
+    let others: Vec<&String> = failing.map(|(t, _)| t).collect();
+    if !others.is_empty() {
+        println!("\nother tests of {package} failing (not tied to one exercise): {others:?}");
+    }
+    let count = |s: Status| list.iter().filter(|e| e.status == s).count();
+    let (passed, todo) = (count(Status::Passed), count(Status::NotStarted));
+    let tally = format!(
+        "{passed} of {} exercises passed, {todo} not started",
+        list.len()
+    );
+    println!("\n{tally}.");
+    let done = passed == list.len() && others.is_empty();
+    let first_open = list.iter().find(|e| e.status != Status::Passed);
+    let mut summary = format!("{package}: {tally}");
+    if let Some(e) = first_open {
+        summary += &format!("; next: ex {}", e.id);
+    }
+    if done {
+        if next {
+            println!("Chapter {nn} done. Next: the chapter's self-check questions in the book.");
+        }
+    } else if let (Some(open), true) = (first_open, next) {
+        print_next(root, &package, open, places.get(&open.id));
+    }
+    let code = if done { 0 } else { 1 };
+    Verdict { code, summary }
+}
+
+/// `"3"` or `"03"` -> `"03"`.
+fn chapter_id(nn: &str) -> String {
+    format!("{nn:0>2}")
+}
+
+/// The "Next:" lines: the exercise, the file and function to open, the book page.
+fn print_next(root: &Path, package: &str, e: &Exercise, place: Option<&Place>) {
+    println!("Next: ex {}: {}", e.id, e.task);
+    if let Some(place) = place {
+        println!("  open {} (fn {})", place.file.display(), place.function);
+    }
+    let page = format!("book/src/{package}/exercises.md");
+    if !root.join(&page).is_file() {
+        return;
+    }
+    let course = Course::load(root).ok();
+    let anchor = course
+        .as_ref()
+        .and_then(|c| c.exercise(&e.id))
+        .map(|(_, ex)| format!("#{}", ex.anchor()))
+        .unwrap_or_default();
+    println!("  read book/build/{package}/exercises.html{anchor} (make book builds it)");
+}
+
+/// Every chapter, one table after another, then one summary line per chapter. Exit code:
+/// the worst of the chapters'.
+pub fn check_all(root: &Path) -> i32 {
+    let mut dirs: Vec<String> = std::fs::read_dir(root.join("chapters"))
+        .map(|d| d.filter_map(|e| e.ok()).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|e| e.file_name().to_str().map(String::from))
+        .filter(|n| n.starts_with("ch") && n.len() > 4)
+        .collect();
+    dirs.sort();
+    let mut verdicts = vec![];
+    for name in &dirs {
+        println!("\n=== chapter {} ===", &name[2..4]);
+        verdicts.push(check_chapter(root, &name[2..4], false));
+    }
+    println!("\nworkbook check: every chapter");
+    for v in &verdicts {
+        println!("  {}", v.summary);
+    }
+    let path = crate::report::out_dir().join("progress.json");
+    println!(
+        "progress: {} (make class merges a folder of these)",
+        path.display()
+    );
+    verdicts.iter().map(|v| v.code).max().unwrap_or(0)
+}

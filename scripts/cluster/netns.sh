@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# A two-node cluster on one machine, for Open MPI over TCP (root only).
+#
+# Each node is a network namespace with its own hostname (UTS namespace): node-a at
+# 10.77.0.1 and node-b at 10.77.0.2, both plugged into a bridge (the "switch") that also
+# gives this machine, the "login node", the address 10.77.0.254. Shared memory cannot cross
+# between nodes, so ranks on different nodes talk TCP; mpirun starts its daemons on the
+# nodes through scripts/cluster/netns-rsh (which enters a node's namespaces) instead of ssh.
+#
+#   scripts/cluster/netns.sh up          create it (idempotent: an old one is removed first)
+#   scripts/cluster/netns.sh down        remove it, killing whatever runs inside
+#   scripts/cluster/netns.sh run CMD...  up, CMD with the cluster's settings, down (always)
+#   scripts/cluster/netns.sh env         the settings that point mpirun at it (to source)
+#
+# Expect `up` to take well under a second; `run make run CH=00` shows ranks 0, 1 on
+# node-a and 2, 3 on node-b. Everything lives under /run/workbook-cluster.
+set -euo pipefail
+
+RUN=/run/workbook-cluster
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+NODES=(node-a node-b)
+declare -A IP=([node-a]=10.77.0.1 [node-b]=10.77.0.2)
+BRIDGE=wbbr0
+LOGIN_IP=10.77.0.254
+
+die() { echo "netns.sh: $*" >&2; exit 1; }
+
+# The settings that make mpirun use the cluster: the hostfile, the remote shell, TCP
+# between nodes (shared memory within one), and only the cluster's link. Both "nodes"
+# share this machine's cores, which neither daemon knows: each would bind its first rank
+# to core 0, so two busy-polling ranks would share one core (4 ms ping-pong, measured),
+# and with 2 ranks per node neither sees that 4 ranks share 2 cores, so they would spin
+# instead of yielding (a 128 B allreduce took 12 ms). So: no binding, and yield when idle,
+# as Open MPI does by itself for 4 ranks on one 2-core node (both can be overridden: e.g.
+# OMPI_MCA_mpi_yield_when_idle=0 for 2 ranks, one per core).
+settings() {
+  cat <<SETTINGS
+export HOSTFILE=$RUN/hosts
+export OMPI_MCA_plm_rsh_agent=$RUN/netns-rsh
+export OMPI_MCA_btl=tcp,vader,self
+export OMPI_MCA_btl_tcp_if_include=10.77.0.0/24
+export OMPI_MCA_oob_tcp_if_include=10.77.0.0/24
+export OMPI_MCA_hwloc_base_binding_policy=\${OMPI_MCA_hwloc_base_binding_policy:-none}
+export OMPI_MCA_mpi_yield_when_idle=\${OMPI_MCA_mpi_yield_when_idle:-1}
+SETTINGS
+}
+
+down() {
+  for node in "${NODES[@]}"; do
+    if ip netns list 2>/dev/null | grep -qw "wb-$node"; then
+      # Whatever still runs inside a node dies with it (nothing should, after a job).
+      for pid in $(ip netns pids "wb-$node" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null || true; done
+      ip netns del "wb-$node" 2>/dev/null || true
+    fi
+    ip link del "wb-$node" 2>/dev/null || true
+    if [ -e "$RUN/uts/$node" ]; then umount "$RUN/uts/$node" 2>/dev/null || true; fi
+  done
+  ip link del "$BRIDGE" 2>/dev/null || true
+  rm -rf "$RUN"
+}
+
+up() {
+  [ "$(id -u)" = 0 ] || die "needs root (network namespaces): run as root or with sudo"
+  command -v ip >/dev/null || die "no 'ip' command: apt-get install iproute2"
+  command -v nsenter >/dev/null || die "no 'nsenter': apt-get install util-linux"
+  down
+  mkdir -p "$RUN/uts"
+  # Open MPI splits the agent's path on spaces: a copy at a path without any.
+  install -m 755 "$HERE/netns-rsh" "$RUN/netns-rsh"
+  ip link add "$BRIDGE" type bridge || die "cannot create bridge $BRIDGE (no bridge support in this kernel?)"
+  ip addr add "$LOGIN_IP/24" dev "$BRIDGE"
+  ip link set "$BRIDGE" up
+  : > "$RUN/hosts"
+  for node in "${NODES[@]}"; do
+    ip netns add "wb-$node"
+    ip link add "wb-$node" type veth peer name eth0 netns "wb-$node"
+    ip link set "wb-$node" master "$BRIDGE" up
+    ip -n "wb-$node" addr add "${IP[$node]}/24" dev eth0
+    ip -n "wb-$node" link set eth0 up
+    ip -n "wb-$node" link set lo up
+    touch "$RUN/uts/$node"
+    unshare --uts="$RUN/uts/$node" hostname "$node"
+    echo "${IP[$node]} slots=2" >> "$RUN/hosts"
+  done
+  settings > "$RUN/env"
+  # Each node reaches the other and the login node, or the cluster is no use.
+  for node in "${NODES[@]}"; do
+    for ip_addr in "${IP[@]}" "$LOGIN_IP"; do
+      timeout 5 ip netns exec "wb-$node" bash -c "exec 3<>/dev/tcp/$ip_addr/9" 2>/dev/null || true
+    done
+    got=$(nsenter --net="/run/netns/wb-$node" --uts="$RUN/uts/$node" hostname)
+    [ "$got" = "$node" ] || die "node $node has hostname '$got'"
+  done
+  echo "netns.sh: cluster up: node-a ${IP[node-a]}, node-b ${IP[node-b]} (2 slots each); hostfile $RUN/hosts"
+}
+
+case "${1:-}" in
+  up) up ;;
+  down) down; echo "netns.sh: cluster removed" ;;
+  env) settings ;;
+  run)
+    shift
+    [ $# -gt 0 ] || die "run what? e.g. scripts/cluster/netns.sh run make run CH=00"
+    up
+    trap 'down; echo "netns.sh: cluster removed"' EXIT
+    eval "$(settings)"
+    "$@"
+    ;;
+  *) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+esac

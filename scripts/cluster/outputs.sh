@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# make cluster-outputs: the figures of the book's "Running on a cluster" page, captured
+# from real runs into book/src/cluster/output/ (each file starts with its command):
+# hello on the two-node cluster, ping-pong within a node (shared memory) and between nodes
+# (TCP), chapter 3's sweep on one node and across two, the summary table of them
+# (between-nodes.txt), and the full output of make cluster-test and make slurm-test.
+# Root only. Expect five to ten minutes on a 2-core machine.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+DIR=book/src/cluster/output
+mkdir -p "$DIR"
+MAX=4194304 # the sweep up to 4 MiB: enough to see bandwidth, short enough over TCP
+SWEEP="cargo run -q --release -p ch03-ring-allreduce --features solution --bin sweep -- --max-bytes $MAX"
+
+# capture FILE CMD...: runs CMD (shown as the file's first line) into FILE.
+capture() {
+  local file=$DIR/$1; shift
+  local shown="" a
+  for a in "$@"; do
+    if [[ $a == *" "* ]]; then shown+="${a%%=*}=\"${a#*=}\" "; else shown+="$a "; fi
+  done
+  echo "cluster-outputs: $shown"
+  { echo "\$ ${shown% }"; env "$@" 2>&1; } > "$file.tmp" || { cat "$file.tmp"; rm -f "$file.tmp"; exit 1; }
+  mv "$file.tmp" "$file"
+}
+
+capture hello-netns.txt make -s --no-print-directory run CH=00 CLUSTER=netns
+# Ping-pong: 2 ranks for 2 cores, so each may spin (no yield), on one node and on two.
+capture pingpong-one-node.txt NP=2 OMPI_MCA_mpi_yield_when_idle=0 \
+  make -s --no-print-directory run CH=01 BIN=pingpong SOLUTION=1 CLUSTER=netns
+capture pingpong-two-nodes.txt NP=2 OMPI_MCA_mpi_yield_when_idle=0 MPIRUN_ARGS="--map-by node" \
+  make -s --no-print-directory run CH=01 BIN=pingpong SOLUTION=1 CLUSTER=netns
+# The sweep with 2 ranks too: both on node-a, then one on each node. Its times are means
+# over many calls, so idle ranks yield (the cluster's default): spinning ranks on a busy
+# machine turned some means into milliseconds.
+capture sweep-one-node.txt NP=2 scripts/cluster/netns.sh run $SWEEP
+capture sweep-two-nodes.txt NP=2 MPIRUN_ARGS="--map-by node" \
+  scripts/cluster/netns.sh run $SWEEP
+capture cluster-test.txt make -s --no-print-directory cluster-test
+capture slurm-test.txt make -s --no-print-directory slurm-test
+out=$(ls -t target/slurm/workbook-ch00-*.out | head -1)
+{ echo "\$ cat $out   # written by the batch job of make slurm-test"; cat "$out"; } > "$DIR/sbatch-ch00.txt"
+
+# The summary: alpha and beta, and allreduce times at three sizes, on one node and two.
+alpha_beta() { sed -n 's/^alpha = \([0-9.]*\) us.*beta = \([0-9.]*\) GB\/s.*/\1 \2/p' "$DIR/$1"; }
+allreduce() { # file bytes algorithm -> time in us
+  awk -v b="$2" -v a="$3" '$1 == b && $5 == a && NF >= 6 { print $6; exit }' "$DIR/$1"
+}
+read -r a1 b1 < <(alpha_beta pingpong-one-node.txt)
+read -r a2 b2 < <(alpha_beta pingpong-two-nodes.txt)
+{
+  echo "\$ make cluster-outputs   # summary of pingpong-*.txt and sweep-*.txt: 2 ranks, on one node or one per node"
+  printf "%-36s %16s %16s %8s\n" "" "one node (shm)" "two nodes (TCP)" "ratio"
+  row() { printf "%-36s %16s %16s %8s\n" "$1" "$2" "$3" "$(awk -v x="$2" -v y="$3" 'BEGIN { if (x > 0) printf "%.1fx", y / x; else print "-" }')"; }
+  row "ping-pong alpha (us)" "$a1" "$a2"
+  row "ping-pong beta (GB/s)" "$b1" "$b2"
+  for size in 8 32768 4194304; do
+    for alg in MPI_Allreduce ring; do
+      row "allreduce $size B, $alg (us)" "$(allreduce sweep-one-node.txt $size $alg)" "$(allreduce sweep-two-nodes.txt $size $alg)"
+    done
+  done
+  echo "kill of a rank on node-b -> whole job ended after (s): $(cat "${CARGO_TARGET_DIR:-target}/cluster/kill-seconds.txt")"
+  echo "load average of this 2-core machine at the end: $(cut -d' ' -f1-3 /proc/loadavg) (other work shares it)"
+} > "$DIR/between-nodes.txt"
+cat "$DIR/between-nodes.txt"
+echo "cluster-outputs: wrote $DIR/"

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# make cluster-test: the workbook on a two-node cluster (scripts/cluster/netns.sh), for real.
+#
+# Builds what it needs, brings the cluster up, and checks, each step with its own deadline:
+#   1. hello at NP=4 reports ranks 0, 1 on node-a and 2, 3 on node-b, local ranks 0, 1 on each;
+#   2. a chapter 3 property test (ex 3.3 at 1..8 ranks) passes with ranks on both nodes;
+#   3. the chapter 6 trainer (2 epochs) trains across the two nodes;
+#   4. a rank killed on node-b ends the whole job on node-a, in seconds (measured);
+#   5. a job past WORKBOOK_JOB_TIMEOUT is stopped on both nodes;
+# then removes the cluster (always, even on failure) and checks nothing is left running.
+# Root only. Expect about a minute after the build; output under target/cluster/.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+TARGET=${CARGO_TARGET_DIR:-target}
+OUT=$TARGET/cluster
+mkdir -p "$OUT"
+START=$(date +%s)
+WATCH=""
+
+fail() { echo "cluster-test: FAILED: $*" >&2; exit 1; }
+elapsed() { echo $(( $(date +%s) - $1 )); }
+teardown() {
+  if [ -n "$WATCH" ]; then kill "$WATCH" 2>/dev/null || true; fi
+  scripts/cluster/netns.sh down >/dev/null
+}
+
+# Records the command names of processes inside node $1 into file $2, 5 times a second.
+watch_node() {
+  while :; do
+    for p in $(ip netns pids "wb-$1" 2>/dev/null); do cat "/proc/$p/comm" 2>/dev/null || true; done
+    sleep 0.2
+  done >> "$2"
+}
+start_watch() { : > "$2"; watch_node "$1" "$2" & WATCH=$!; }
+stop_watch() { kill "$WATCH" 2>/dev/null || true; wait "$WATCH" 2>/dev/null || true; WATCH=""; }
+
+t=$(date +%s)
+echo "cluster-test: building hello, train and chapter 3's allreduce test (release)"
+cargo build -q --release -p ch00-toolkit --bin hello
+cargo build -q --release -p ch06-data-parallel --features solution --bin train
+cargo test -q --release -p ch03-ring-allreduce --features solution --test allreduce --no-run 2>/dev/null
+echo "cluster-test: built in $(elapsed "$t") s"
+
+t=$(date +%s)
+trap teardown EXIT
+scripts/cluster/netns.sh up
+eval "$(scripts/cluster/netns.sh env)"
+
+# 1. hello: two nodes, local ranks 0..1 on each.
+t=$(date +%s)
+NP=4 timeout 60 "$TARGET/release/hello" > "$OUT/hello.txt" 2>&1 || { cat "$OUT/hello.txt"; fail "hello"; }
+grep -q "node node-a: ranks 0, 1$" "$OUT/hello.txt" || fail "hello: no 'node node-a: ranks 0, 1' in $OUT/hello.txt"
+grep -q "node node-b: ranks 2, 3$" "$OUT/hello.txt" || fail "hello: no 'node node-b: ranks 2, 3' in $OUT/hello.txt"
+for rank_local in "2 .*node-b .* 0 " "3 .*node-b .* 1 "; do
+  grep -Eq "│ $rank_local" "$OUT/hello.txt" || fail "hello: rank/local rank '$rank_local' missing"
+done
+echo "cluster-test: 1. hello: ranks 0, 1 on node-a and 2, 3 on node-b, local ranks 0, 1 on each ($(elapsed "$t") s)"
+
+# 2. chapter 3's property test, its ranks seen running on node-b.
+t=$(date +%s)
+start_watch node-b "$OUT/node-b-ch03.txt"
+timeout 600 cargo test -q --release -p ch03-ring-allreduce --features solution --test allreduce ex3_3 \
+  > "$OUT/ch03.txt" 2>&1 || { stop_watch; cat "$OUT/ch03.txt"; fail "chapter 3 property test"; }
+stop_watch
+grep -q "test result: ok. 1 passed" "$OUT/ch03.txt" || fail "chapter 3: no passing test in $OUT/ch03.txt"
+grep -q "^allreduce" "$OUT/node-b-ch03.txt" || fail "chapter 3: no rank of the test ever ran on node-b"
+echo "cluster-test: 2. chapter 3 ex 3.3 property (1..8 ranks) passed, ranks ran on node-b ($(elapsed "$t") s)"
+
+# 3. chapter 6's trainer across the nodes.
+t=$(date +%s)
+start_watch node-b "$OUT/node-b-train.txt"
+NP=4 timeout 180 "$TARGET/release/train" --model mlp --epochs 2 > "$OUT/train.txt" 2>&1 \
+  || { stop_watch; cat "$OUT/train.txt"; fail "the trainer"; }
+stop_watch
+grep -q "2 ranks on this node" "$OUT/train.txt" || fail "trainer: threads not planned per node (no '2 ranks on this node')"
+acc=$(sed -n 's/^epoch *2 .*test acc *\([0-9.]*\)%.*/\1/p' "$OUT/train.txt")
+[ -n "$acc" ] && awk "BEGIN { exit !($acc > 80) }" || fail "trainer: epoch 2 test accuracy '$acc' (expected > 80%)"
+grep -q "^train" "$OUT/node-b-train.txt" || fail "trainer: no rank ran on node-b"
+echo "cluster-test: 3. trainer across node-a and node-b: test accuracy $acc% after 2 epochs ($(elapsed "$t") s)"
+
+# 4. a rank killed on node-b ends the job on node-a.
+t=$(date +%s)
+( rc=0; NP=4 timeout 120 "$TARGET/release/train" --model mlp --epochs 100 > "$OUT/kill.txt" 2>&1 || rc=$?
+  echo "$rc" > "$OUT/kill.rc" ) &
+JOB=$!
+victim=""
+for _ in $(seq 100); do
+  if grep -q "^epoch" "$OUT/kill.txt" 2>/dev/null; then
+    for p in $(ip netns pids wb-node-b); do
+      if [ "$(cat "/proc/$p/comm" 2>/dev/null)" = train ]; then victim=$p; break; fi
+    done
+  fi
+  if [ -n "$victim" ]; then break; fi
+  sleep 0.2
+done
+[ -n "$victim" ] || { kill "$JOB" 2>/dev/null; fail "no trainer rank found on node-b to kill"; }
+k0=$(date +%s.%N)
+kill -KILL "$victim"
+wait "$JOB"
+k1=$(date +%s.%N)
+secs=$(awk "BEGIN { printf \"%.2f\", $k1 - $k0 }")
+[ "$(cat "$OUT/kill.rc")" != 0 ] || fail "the job survived the kill of rank pid $victim"
+awk "BEGIN { exit !($secs < 10) }" || fail "the job took $secs s to end after the kill"
+echo "cluster-test: 4. SIGKILL to a rank on node-b (pid $victim): the whole job ended $secs s later, exit $(cat "$OUT/kill.rc")"
+echo "$secs" > "$OUT/kill-seconds.txt"
+
+# 5. past its deadline, the job is stopped on both nodes.
+t=$(date +%s)
+rc=0
+WORKBOOK_JOB_TIMEOUT=4 NP=4 timeout 60 "$TARGET/release/train" --model mlp --epochs 100 \
+  > "$OUT/deadline.txt" 2>&1 || rc=$?
+[ "$rc" != 0 ] || fail "the job past its deadline exited 0"
+grep -q "ran past its 4 s deadline" "$OUT/deadline.txt" || { cat "$OUT/deadline.txt"; fail "no deadline message"; }
+echo "cluster-test: 5. a trainer past WORKBOOK_JOB_TIMEOUT=4 was stopped on both nodes after $(elapsed "$t") s"
+
+# Nothing of the jobs is left on either node or on this machine.
+sleep 0.5
+for node in node-a node-b; do
+  left=$(ip netns pids "wb-$node" | tr '\n' ' ')
+  [ -z "$left" ] || fail "processes left on $node: $left"
+done
+teardown
+trap - EXIT
+if ip netns list | grep -q "wb-node"; then fail "a namespace is left"; fi
+echo "cluster-test: passed in $(elapsed "$START") s; cluster removed, nothing left running"

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# The GPU check, carried by the GPU kit (`make gpu-kit` builds the kit around this script).
+# Runs on a machine with a GPU and a PyTorch 2.11 (CUDA) but no Rust, no MPI, no network:
+#   bash run.sh [--results DIR]
+# or here, without a GPU, to debug it before GPU minutes are spent (`make gpu-kit-dry`):
+#   bash run.sh --dry [--torch-lib DIR]    (DIR: a CPU LibTorch 2.11 lib folder)
+# It finds the machine's LibTorch and CUDA libraries (python3's torch), uses the kit's Open
+# MPI, and runs: the toolchain smoke test on CUDA tensors; chapter 5's placement and staging
+# tests (tensors on the GPU), its GPU lab and staging benchmark; chapter 6's GPU test and
+# the trainer with --device cuda at 1, 2 and 4 ranks sharing the GPU (and on the CPU for
+# comparison); chapter 7's pipeline with its stages on the GPU. Every step has a deadline.
+# Expect: under 8 minutes; RESULTS/report.txt (one line per step, then the figures) and one
+# file per step. With --dry the GPU steps must end in their one-line "no GPU" reason instead.
+set -uo pipefail
+KIT=$(cd "$(dirname "$0")" && pwd)
+DRY=0 RESULTS=$KIT/results TORCH_LIB=""
+while [ $# -gt 0 ]; do
+  case $1 in
+    --dry) DRY=1 ;;
+    --results) RESULTS=$2; shift ;;
+    --torch-lib) TORCH_LIB=$2; shift ;;
+    *) echo "run.sh: unknown argument $1 (--dry, --results DIR, --torch-lib DIR)"; exit 2 ;;
+  esac
+  shift
+done
+rm -rf "$RESULTS" && mkdir -p "$RESULTS/workbook"
+REPORT=$RESULTS/report.txt
+say() { echo "$*" | tee -a "$REPORT"; }
+T0=$(date +%s)
+
+# --- LibTorch: the machine's own (real run), or a CPU one with stand-ins for CUDA (dry) ----
+if [ $DRY = 1 ]; then
+  TORCH_LIB=${TORCH_LIB:-$KIT/../../../libtorch/lib}
+  stubs=$RESULTS/stubs && mkdir -p "$stubs"
+  # Empty libraries under the CUDA names: the binaries load, and CUDA is simply absent.
+  for lib in libtorch_cuda.so libc10_cuda.so; do
+    echo | cc -shared -x c - -o "$stubs/$lib" -Wl,-soname,$lib || exit 1
+  done
+  TORCH_LIB=$stubs:$(cd "$TORCH_LIB" && pwd)
+  say "gpu-kit check (DRY RUN: no GPU; CUDA libraries are empty stand-ins)"
+else
+  TORCH_LIB=${TORCH_LIB:-$(python3 -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib"))')} \
+    || { say "no python3 torch here: give --torch-lib DIR (a CUDA LibTorch 2.11 lib folder)"; exit 1; }
+  say "gpu-kit check on $(hostname): $(nvidia-smi -L 2>/dev/null | head -n 1 || echo 'nvidia-smi: none')"
+  say "python3 torch: $(python3 -c 'import torch; print(torch.__version__, "cuda", torch.version.cuda, torch.cuda.get_device_name(0) if torch.cuda.is_available() else "no GPU")' 2>&1 | tail -n 1)"
+fi
+[ -f "${TORCH_LIB##*:}/libtorch_cpu.so" ] || { say "no libtorch_cpu.so in ${TORCH_LIB##*:}"; exit 1; }
+export LD_LIBRARY_PATH=$TORCH_LIB:$KIT/openmpi/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export PATH=$KIT/openmpi/bin:$PATH MPIRUN=$KIT/openmpi/bin/mpirun WORKBOOK_OUT=$RESULTS/workbook WORKBOOK_DATA=$KIT/data
+# Shared memory and TCP between the ranks of this one node (no UCX: nothing to gain here).
+export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,sm,tcp
+[ $DRY = 1 ] || export WORKBOOK_REQUIRE_GPU=1
+say "LibTorch: ${TORCH_LIB##*:}; MPI: $("$MPIRUN" --version 2>&1 | head -n 1)"
+say "CUDA-aware MPI: $(ompi_info --parsable --all 2>/dev/null | grep -m1 'mpi_built_with_cuda_support:value' || echo unknown)"
+[ $DRY = 1 ] || nvidia-smi >"$RESULTS/nvidia-smi.txt" 2>&1
+say "cores: $(nproc)"
+
+# --- steps ----------------------------------------------------------------------------------
+FAILED=0
+# step NAME SECONDS EXPECT COMMAND...: EXPECT is ok (exit 0) or nogpu (dry run: exit != 0
+# with the one-line reason, which names LibTorch's CUDA).
+step() {
+  local name=$1 secs=$2 expect=$3; shift 3
+  local out=$RESULTS/$name.txt start=$(date +%s) rc
+  echo "\$ $*" >"$out"
+  timeout -k 5 "$secs" "$@" >>"$out" 2>&1; rc=$?
+  local took=$(( $(date +%s) - start )) verdict
+  if [ $rc = 0 ] && [ "$expect" = ok ]; then verdict=ok
+  elif [ $rc != 0 ] && [ "$expect" = nogpu ] && grep -q -e 'no CUDA' -e 'CUDA, but' -e 'no driver' "$out"; then verdict="ok (refused without a GPU, as expected)"
+  elif [ $rc = 124 ] || [ $rc = 137 ]; then verdict="FAILED: no end within ${secs} s"; FAILED=1
+  else verdict="FAILED: exit $rc (see $name.txt)"; FAILED=1
+  fi
+  say "$(printf '%-22s %4s s  %s' "$name" "$took" "$verdict")"
+}
+cuda=ok; [ $DRY = 1 ] && cuda=nogpu
+B=$KIT/bin
+NP=2 step smoke-cpu 60 ok "$B/torch_smoke"
+if ! grep -q 'as expected' "$RESULTS/smoke-cpu.txt"; then
+  # A sandboxed machine may refuse shared memory or core binding: TCP, unbound, then again.
+  export OMPI_MCA_btl=self,tcp OMPI_MCA_hwloc_base_binding_policy=none PRTE_MCA_hwloc_default_binding_policy=none
+  say "retrying with MPI over TCP and no core binding"
+  FAILED=0
+  NP=2 step smoke-cpu 60 ok "$B/torch_smoke"
+fi
+NP=2 step smoke-cuda 60 $cuda "$B/torch_smoke" --device cuda
+step ch05-placement 120 ok "$B/ch05-hybrid-placement" --test-threads=1
+step ch05-staging 240 ok "$B/ch05-hybrid-staging" --test-threads=1
+NP=2 step ch05-gpu-lab 120 ok "$B/gpu" --share
+step ch05-staging-bench 150 ok "$B/staging_bench"
+step ch06-bridge 120 ok "$B/ch06-data-parallel-bridge" --test-threads=1
+for np in 1 2 4; do
+  NP=$np step ch06-train-cuda-np$np 120 $cuda "$B/train" --device cuda --epochs 5
+done
+NP=4 step ch06-train-cpu-np4 120 ok "$B/train" --device cpu --epochs 5
+# A batch 16x larger, where the GPU's arithmetic starts to count: one rank, GPU vs all cores.
+NP=1 step ch06-train-b1024-cuda 120 $cuda "$B/train" --device cuda --batch 1024 --epochs 20
+NP=1 step ch06-train-b1024-cpu 120 ok "$B/train" --device cpu --batch 1024 --epochs 20
+NP=2 step ch07-pipeline-cuda-np2 150 $cuda "$B/pipeline" --device cuda --steps 1500
+NP=4 step ch07-pipeline-cuda-dp2 150 $cuda "$B/pipeline" --device cuda --dp 2 --steps 1500
+
+# --- the figures ----------------------------------------------------------------------------
+# The figures also go to figures.txt, on their own, for the book.
+FIGURES=$RESULTS/figures.txt
+fig() { echo "$*" | tee -a "$FIGURES" >>"$REPORT"; echo "$*"; }
+say ""
+fig "figures (last epoch / last report line of each run):"
+for f in "$RESULTS"/ch06-train-*.txt; do
+  fig "  $(basename "$f" .txt): $(grep '^epoch' "$f" | tail -n 1)"
+done
+for f in "$RESULTS"/ch07-pipeline-*.txt; do
+  fig "  $(basename "$f" .txt): $(grep -E '^ +[0-9]+ ' "$f" | tail -n 1)"
+done
+say "gpu-kit check: $([ $FAILED = 0 ] && echo 'every step passed' || echo 'SOME STEPS FAILED') in $(( $(date +%s) - T0 )) s"
+exit $FAILED

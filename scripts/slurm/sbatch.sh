@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Writes the Slurm batch script of one chapter: `make sbatch CH=NN` (or
+# `scripts/slurm/sbatch.sh NN > file`). Submit it from the workbook's folder with
+# `sbatch target/slurm/chNN.sbatch`; its output lands in target/slurm/workbook-chNN-JOBID.out.
+# The script runs `make check CH=NN` inside the allocation with MPIRUN=srun, so every
+# check's ranks are tasks of a job step. Chapters 5-7 also ask for a GPU per task where
+# the site has them (commented: uncomment on a GPU partition).
+set -euo pipefail
+nn=${1:?which chapter? e.g. scripts/slurm/sbatch.sh 03}
+case $nn in
+  0[0-7]) ;;
+  *) echo "sbatch.sh: no chapter '$nn' (00 to 07)" >&2; exit 2 ;;
+esac
+# The most ranks one check of the chapter starts (chapters 0-4: up to 8; 5-7: up to 4).
+case $nn in 0[0-4]) tasks=8 ;; *) tasks=4 ;; esac
+cat <<SCRIPT
+#!/bin/bash
+# The workbook's chapter $nn check as a Slurm batch job (written by scripts/slurm/sbatch.sh).
+#SBATCH --job-name=workbook-ch$nn
+#SBATCH --ntasks=$tasks
+#SBATCH --time=00:30:00
+#SBATCH --output=target/slurm/%x-%j.out
+SCRIPT
+case $nn in 05|06|07) cat <<'SCRIPT'
+#SBATCH --cpus-per-task=2
+# On a GPU partition (names differ per site: sinfo -o "%P %G"), one GPU per rank, the
+# GPU nearest each rank's cores:
+##SBATCH --partition=gpu
+##SBATCH --gpus-per-task=1
+##SBATCH --gpu-bind=closest
+SCRIPT
+;; esac
+cat <<SCRIPT
+
+# Site modules (the names differ per site: \`module avail mpi\`), e.g.:
+# module load openmpi/4.1 llvm rust
+set -euo pipefail
+cd "\$SLURM_SUBMIT_DIR"
+export MPIRUN=srun          # each check's ranks: srun --mpi=pmix inside this allocation
+echo "job \$SLURM_JOB_ID: \$SLURM_NTASKS tasks on \$SLURM_JOB_NODELIST, MPIRUN=\$MPIRUN"
+make check CH=$nn
+SCRIPT

@@ -1,0 +1,298 @@
+//! One source of minutes: `course.toml`. Every minute the book states agrees with it, the
+//! generated teaching pages are what the generator makes now, every exercise section
+//! opens with the file and functions to edit and offers three collapsed hints, and the
+//! plan names exactly the exercises the stubs hold.
+
+use std::collections::BTreeSet;
+use toolkit::check::{exercises_in, rust_files};
+use toolkit::course::{Chapter, Course};
+use workbook_tests::{book_pages, repo_root};
+
+fn course() -> Course {
+    Course::load(&repo_root()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The book folder of a chapter: `ch03-ring-allreduce`.
+fn book_folder(c: &Chapter) -> String {
+    let file = &c.exercises[0].file;
+    file.split('/').nth(1).unwrap().to_string()
+}
+
+/// The `## Ex` sections of an exercises page: (heading, body up to the next `## `).
+fn sections(text: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = vec![];
+    let mut inside = false;
+    for line in text.lines() {
+        if line.starts_with("## ") {
+            inside = line.starts_with("## Ex");
+            if inside {
+                out.push((line.to_string(), String::new()));
+            }
+        } else if inside {
+            let body = &mut out.last_mut().unwrap().1;
+            body.push_str(line);
+            body.push('\n');
+        }
+    }
+    out
+}
+
+#[test]
+fn the_teaching_pages_are_what_the_generator_makes_now() {
+    let root = repo_root();
+    for (path, text) in toolkit::teaching::generated_pages(&course()) {
+        let committed = std::fs::read_to_string(root.join(&path)).unwrap_or_default();
+        assert!(
+            committed == text,
+            "{} differs from what course.toml gives now: run `make teaching` and commit it",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn exercise_headings_state_the_plans_minutes_and_open_with_the_file_to_edit() {
+    let root = repo_root();
+    let mut problems = vec![];
+    for c in &course().chapters {
+        let page = format!("book/src/{}/exercises.md", book_folder(c));
+        let text = std::fs::read_to_string(root.join(&page)).unwrap();
+        let found = sections(&text);
+        let headings: Vec<&String> = found.iter().map(|(h, _)| h).collect();
+        let wanted: Vec<String> = c.exercises.iter().map(|e| e.heading()).collect();
+        if headings != wanted.iter().collect::<Vec<_>>() {
+            problems.push(format!(
+                "{page}: headings\n  {headings:?}\nbut course.toml gives\n  {wanted:?}"
+            ));
+            continue;
+        }
+        for (e, (_, body)) in c.exercises.iter().zip(&found) {
+            let first = body.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            if !first.starts_with(&e.edit_line()) {
+                problems.push(format!(
+                    "{page}: ex {} must open with `{}`, not `{first}`",
+                    e.id,
+                    e.edit_line()
+                ));
+            }
+            let tiers = [
+                "Hint 1 (a nudge)",
+                "Hint 2 (the approach)",
+                "Hint 3 (nearly code)",
+            ];
+            let places: Vec<Option<usize>> = tiers
+                .iter()
+                .map(|t| body.find(&format!("<details><summary>{t}</summary>")))
+                .collect();
+            let in_order = places
+                .windows(2)
+                .all(|w| matches!(w, [Some(a), Some(b)] if a < b));
+            if !in_order || places[0].is_none() {
+                problems.push(format!(
+                    "{page}: ex {} needs the three collapsed hints, in order: {tiers:?}",
+                    e.id
+                ));
+            }
+            if body.contains("*Hints*") {
+                problems.push(format!(
+                    "{page}: ex {} has an uncollapsed *Hints* paragraph",
+                    e.id
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The figures of minutes a chapter's pages may state: the plan's.
+fn known_minutes(c: &Chapter) -> BTreeSet<u32> {
+    let mut known: BTreeSet<u32> = c.exercises.iter().map(|e| e.minutes).collect();
+    known.extend(
+        c.reading
+            .values()
+            .filter_map(|m| m.as_integer())
+            .map(|m| m as u32),
+    );
+    known.extend([
+        c.labs,
+        c.reading_total(),
+        c.exercise_total(),
+        c.core_exercise_total(),
+        c.exercise_total() - c.core_exercise_total(),
+        c.total(),
+        c.core_total(),
+    ]);
+    known
+}
+
+/// Every "N minutes", "N min", "N h" or "N hours" of a line, in minutes.
+fn stated_minutes(line: &str) -> Vec<u32> {
+    let words: Vec<&str> = line
+        .split(|ch: char| ch.is_whitespace() || ",.;:()*".contains(ch))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut out = vec![];
+    for (i, w) in words.iter().enumerate() {
+        let Ok(n) = w.parse::<u32>() else { continue };
+        let next = words.get(i + 1).copied().unwrap_or("");
+        match next {
+            "minutes" | "minute" | "min" => out.push(n),
+            "h" | "hours" | "hour" => {
+                let extra = words.get(i + 2).and_then(|m| m.parse::<u32>().ok());
+                out.push(n * 60 + extra.filter(|m| *m < 60).unwrap_or(0));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn every_page_states_the_plans_minutes() {
+    let course = course();
+    let mut problems = vec![];
+    let pages = book_pages();
+    for c in &course.chapters {
+        let folder = book_folder(c);
+        let known = known_minutes(c);
+        for (page, text) in pages.iter().filter(|(p, _)| p.starts_with(&folder)) {
+            let name = page.file_name().unwrap().to_str().unwrap();
+            let here = page.display();
+            if name != "exercises.md" && c.reading_of(name).is_none() {
+                problems.push(format!("{here}: course.toml has no reading minutes for it"));
+            }
+            // The time line sits under the title; found by its start, wherever that is.
+            let line_of = |start: &str| text.lines().find(|l| l.starts_with(start));
+            if name == "index.md" {
+                if line_of("*Time: ") != Some(c.time_line().as_str()) {
+                    let now = line_of("*Time: ").unwrap_or("(none)");
+                    problems.push(format!(
+                        "{here}: its time line must be\n  {}\nnot\n  {now}",
+                        c.time_line()
+                    ));
+                }
+            } else if let Some(m) = c.reading_of(name) {
+                let stated = line_of("*Reading: ").unwrap_or("(none)");
+                if !stated.starts_with(&format!("*Reading: {m} minutes.")) {
+                    problems.push(format!(
+                        "{here}: needs a line `*Reading: {m} minutes. ...*`, not {stated}"
+                    ));
+                }
+            }
+            let mut in_code = false;
+            for (n, line) in text.lines().enumerate() {
+                in_code ^= line.trim_start().starts_with("```");
+                if in_code || line.starts_with("## Ex") {
+                    continue;
+                }
+                let lower = line.to_lowercase();
+                if lower.contains("an hour") || lower.contains(" × 1") || lower.contains(" x 15") {
+                    problems.push(format!(
+                        "{here}:{}: a time not from the plan: {line}",
+                        n + 1
+                    ));
+                }
+                for m in stated_minutes(line) {
+                    if !known.contains(&m) {
+                        problems.push(format!(
+                            "{here}:{}: {m} minutes is no figure of chapter {}'s plan \
+                             ({known:?}): {line}",
+                            n + 1,
+                            c.id
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_plan_names_exactly_the_exercises_of_the_stubs() {
+    let root = repo_root();
+    let course = course();
+    let mut problems = vec![];
+    for c in &course.chapters {
+        let dir = root.join("chapters").join(book_folder(c));
+        let stubs: BTreeSet<String> = exercises_in(&dir).into_keys().collect();
+        let planned: BTreeSet<String> = c.exercises.iter().map(|e| e.id.clone()).collect();
+        if stubs != planned {
+            problems.push(format!(
+                "chapter {}: stubs {stubs:?}, course.toml {planned:?}",
+                c.id
+            ));
+        }
+        for e in &c.exercises {
+            let found = functions_with_stub(&root.join(&e.file), &e.id);
+            let listed: BTreeSet<String> = e.functions.iter().cloned().collect();
+            if found != listed {
+                problems.push(format!(
+                    "ex {}: {} holds its stubs in {found:?}; course.toml says {listed:?}",
+                    e.id, e.file
+                ));
+            }
+        }
+        assert!(rust_files(&dir.join("src"))
+            .iter()
+            .any(|f| f.ends_with("lib.rs")));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The functions of `file` that hold a `todo!("ex ID: ...")`.
+fn functions_with_stub(file: &std::path::Path, id: &str) -> BTreeSet<String> {
+    let text = std::fs::read_to_string(file).unwrap_or_default();
+    let (mut function, mut found) = (String::new(), BTreeSet::new());
+    for line in text.lines() {
+        let t = line.trim_start();
+        if let Some(rest) = t.strip_prefix("pub fn ").or_else(|| t.strip_prefix("fn ")) {
+            function = rest.split(['(', '<']).next().unwrap_or("").to_string();
+        }
+        if t.contains(&format!("todo!(\"ex {id}:")) && !t.starts_with("//") {
+            found.insert(function.clone());
+        }
+    }
+    found
+}
+
+#[test]
+fn the_minutes_reader_finds_every_form() {
+    assert_eq!(
+        stated_minutes("about 1 h 30 of exercises, then 15 minutes"),
+        [90, 15]
+    );
+    assert_eq!(
+        stated_minutes("(10 min) and 2 hours; min(r, extra)"),
+        [10, 120]
+    );
+}
+
+/// Every teaching page ends with collapsed speaker notes; every exercises page with its
+/// instructor notes, collapsed too.
+#[test]
+fn every_page_has_collapsed_speaker_notes() {
+    let mut problems = vec![];
+    for c in &course().chapters {
+        let folder = book_folder(c);
+        for (page, text) in book_pages().iter().filter(|(p, _)| p.starts_with(&folder)) {
+            let exercises = page.ends_with("exercises.md");
+            let summary = if exercises {
+                "<details><summary>Speaker notes: the exercises</summary>"
+            } else {
+                "<details><summary>Speaker notes</summary>"
+            };
+            let notes = text.rfind(summary);
+            let bullets = notes
+                .map(|at| text[at..].matches("\n- ").count())
+                .unwrap_or(0);
+            if bullets < 3 {
+                problems.push(format!(
+                    "{}: no `{summary}` with at least 3 notes",
+                    page.display()
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
