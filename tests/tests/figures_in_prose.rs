@@ -13,14 +13,6 @@
 use std::path::Path;
 use workbook_tests::{book_pages, repo_root};
 
-/// Pages whose figures are being rewritten from their benchmarks' output.
-/// Issue 15 rewrites these: remove each from this list once it is merged.
-const EXEMPT_PAGES: [&str; 3] = [
-    "ch01-send-recv/pingpong.md",
-    "ch03-ring-allreduce/benchmark.md",
-    "ch04-halo-exchange/performance.md",
-];
-
 /// (page, figure as the prose writes it, why it is not a measurement).
 const NOT_MEASURED: &[(&str, &str, &str)] = &[
     (
@@ -283,9 +275,6 @@ fn every_measured_figure_in_the_prose_is_in_an_included_output() {
     let mut checked = 0;
     for (page, markdown) in book_pages() {
         let name = page.display().to_string();
-        if EXEMPT_PAGES.contains(&name.as_str()) {
-            continue;
-        }
         let dir = book
             .join(&page)
             .parent()
