@@ -84,9 +84,12 @@ pub fn out_dir() -> PathBuf {
                     .and_then(|p| p.parent())
             };
             let target = tagged.or_else(profile).map(PathBuf::from);
-            target
+            let dir = target
                 .unwrap_or_else(|| PathBuf::from("target"))
-                .join("workbook")
+                .join("workbook");
+            // Shown from where the learner stands (`target/workbook/x.csv`), not from /.
+            let here = std::env::current_dir().unwrap_or_default();
+            dir.strip_prefix(&here).map(PathBuf::from).unwrap_or(dir)
         }
     };
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot create {dir:?}: {e}"));
