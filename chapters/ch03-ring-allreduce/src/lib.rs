@@ -17,6 +17,7 @@
 //! (ex 3.5).
 
 pub mod cost;
+pub mod machine;
 pub mod ops;
 pub mod reference;
 

@@ -1,7 +1,8 @@
 //! A lab that shows what the learner's code does must first know that the code exists:
 //! [`unless_todo`] runs a call into the learner's code and, if it stops at a stub's
-//! `todo!("ex N.M: ...")`, hands back the exercise's name on every rank instead of ending
-//! the job, so the lab can say which exercise to finish and exit cleanly.
+//! `todo!` (whose message starts with "ex N.M:"), hands back the exercise's name on every
+//! rank instead of ending the job, so the lab can say which exercise to finish and exit
+//! cleanly.
 
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
@@ -9,7 +10,7 @@ use mpi::traits::*;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-/// What `todo!("ex 3.1: ...")` panics with.
+/// What a stub's `todo!` panics with, before its own message ("ex 3.1: ...").
 const TODO: &str = "not yet implemented: ";
 
 /// Runs `f` on every rank of `world` (every rank must call this). `Ok` with its result,
