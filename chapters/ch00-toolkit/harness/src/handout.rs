@@ -32,7 +32,11 @@ fn course_files(root: &Path) -> Result<Vec<PathBuf>, String> {
         .output()
         .map_err(|e| format!("cannot run git: {e}"))?;
     if !out.status.success() {
-        return Err(format!("git ls-files failed in {}", root.display()));
+        // Not a git checkout (a downloaded archive, a copy): every file but the build
+        // outputs and downloads that .gitignore names.
+        let mut files = vec![];
+        walk(root, Path::new(""), &mut files)?;
+        return Ok(files);
     }
     let text = String::from_utf8_lossy(&out.stdout);
     let files = text
@@ -40,6 +44,27 @@ fn course_files(root: &Path) -> Result<Vec<PathBuf>, String> {
         .filter(|f| !f.is_empty())
         .map(PathBuf::from);
     Ok(files.filter(|f| root.join(f).is_file()).collect())
+}
+
+/// Folders never handed out: build outputs, downloads, the built book.
+const NOT_COURSE: [&str; 6] = ["target", ".git", "libtorch", ".cache", "book/build", ".whl"];
+
+/// The plain files under `root/rel` (links skipped), as paths relative to `root`.
+fn walk(root: &Path, rel: &Path, files: &mut Vec<PathBuf>) -> Result<(), String> {
+    let dir = root.join(rel);
+    let entries = std::fs::read_dir(&dir).map_err(|e| format!("cannot read {dir:?}: {e}"))?;
+    for entry in entries.flatten() {
+        let path = rel.join(entry.file_name());
+        let kind = entry.file_type().map_err(|e| format!("{path:?}: {e}"))?;
+        let skipped =
+            NOT_COURSE.iter().any(|n| path == Path::new(n)) || entry.file_name() == "target";
+        if kind.is_dir() && !skipped {
+            walk(root, &path, files)?;
+        } else if kind.is_file() {
+            files.push(path);
+        }
+    }
+    Ok(())
 }
 
 /// A chapter's `Cargo.toml` without the `[[test]]` tables whose path is in `solutions/`
