@@ -80,7 +80,7 @@ echo "cluster-test: 3. trainer across node-a and node-b: test accuracy $acc% aft
 
 # 4. a rank killed on node-b ends the job on node-a.
 t=$(date +%s)
-( rc=0; NP=4 timeout 120 "$TARGET/release/train" --model mlp --epochs 100 > "$OUT/kill.txt" 2>&1 || rc=$?
+( rc=0; NP=4 timeout 120 "$TARGET/release/train" --model mlp --epochs 100000 > "$OUT/kill.txt" 2>&1 || rc=$?
   echo "$rc" > "$OUT/kill.rc" ) &
 JOB=$!
 victim=""

@@ -56,7 +56,7 @@ echo "slurm-test: 2. MPIRUN=srun ex 3.3 property passed at 1..8 ranks, $jobs Slu
 # 3. past its deadline, a job under srun is cancelled on every rank.
 t=$(date +%s)
 rc=0
-WORKBOOK_JOB_TIMEOUT=4 MPIRUN=srun NP=4 timeout 60 "$TARGET/release/train" --model mlp --epochs 100 \
+WORKBOOK_JOB_TIMEOUT=4 MPIRUN=srun NP=4 timeout 60 "$TARGET/release/train" --model mlp --epochs 100000 \
   > "$OUT/deadline.txt" 2>&1 || rc=$?
 [ "$rc" != 0 ] || fail "the job past its deadline exited 0"
 grep -q "ran past its 4 s deadline" "$OUT/deadline.txt" || { cat "$OUT/deadline.txt"; fail "no deadline message"; }
