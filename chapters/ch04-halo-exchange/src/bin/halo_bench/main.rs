@@ -18,12 +18,13 @@ use ch04::solver::{solve, Parts, VARIANTS};
 use ch04::stencil::{set_kernel, Kernel};
 use ch04::topology::dims_create;
 use mpi::traits::*;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tabled::Tabled;
 use toolkit::bench::{at_rank_counts, tagged, unbind_ranks};
 use toolkit::plot::{loglog_svg, Series};
 use toolkit::report::{print_and_save, write_file, Timing};
 
+mod limits;
 mod targets;
 
 /// Global N x N grids for strong scaling.
@@ -61,7 +62,7 @@ fn child() {
     let parts = Parts::yours();
     if size == 1 {
         // measured here, right before the 1-rank runs, under the same load
-        let (copy, scale) = reference_bandwidths();
+        let (copy, scale) = limits::reference_bandwidths();
         println!("REF,{copy:e},{scale:e}");
         kernels(&world, &parts);
     }
@@ -121,28 +122,6 @@ fn kernels(world: &mpi::topology::SimpleCommunicator, parts: &Parts) {
         println!("KERNEL,{kernel:?},{through_memory:e},{in_cache:e}");
     }
     set_kernel(Kernel::Auto);
-}
-
-/// Bytes per second of a large copy (`copy_from_slice`) and of a scale loop
-/// (`d[i] = 1.0000001 * s[i]`), counting one read and one write per value, best of 5.
-/// The copy may use streaming stores; the scale loop, like the update, writes through the
-/// cache (each written line is read first): the two bracket what the update can reach.
-fn reference_bandwidths() -> (f64, f64) {
-    let n = 32 << 20; // 32 Mi f64 = 256 MiB per buffer, far beyond any cache
-    let (src, mut dst) = (vec![1.0f64; n], vec![0.0f64; n]);
-    let (mut copy, mut scale) = (f64::INFINITY, f64::INFINITY);
-    for _ in 0..5 {
-        let t = Instant::now();
-        dst.copy_from_slice(&src);
-        copy = copy.min(t.elapsed().as_secs_f64());
-        let t = Instant::now();
-        for (d, s) in dst.iter_mut().zip(&src) {
-            *d = 1.0000001 * s;
-        }
-        scale = scale.min(t.elapsed().as_secs_f64());
-        std::hint::black_box(&dst);
-    }
-    (16.0 * n as f64 / copy, 16.0 * n as f64 / scale)
 }
 
 /// A sample from the fields of a `ROW,` line.

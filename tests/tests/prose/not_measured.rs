@@ -1,0 +1,105 @@
+//! The numbers in the book's prose that are not measurements, each with its reason;
+//! `figures_in_prose` skips them.
+
+/// (page, figure as the prose writes it, why it is not a measurement).
+pub const NOT_MEASURED: &[(&str, &str, &str)] = &[
+    (
+        "ch00-toolkit/harness.md",
+        "20 s",
+        "the default of WORKBOOK_CASE_TIMEOUT",
+    ),
+    (
+        "ch01-send-recv/exercises.md",
+        "20 s",
+        "the default of WORKBOOK_CASE_TIMEOUT",
+    ),
+    (
+        "ch04-halo-exchange/exchange.md",
+        "20 s",
+        "the default of WORKBOOK_CASE_TIMEOUT",
+    ),
+    (
+        "ch07-pipeline/exercises.md",
+        "20 s",
+        "the default of WORKBOOK_CASE_TIMEOUT",
+    ),
+    (
+        "ch01-send-recv/index.md",
+        "100 ms",
+        "the lab's chosen delay before the receive",
+    ),
+    (
+        "ch01-send-recv/exercises.md",
+        "10 GB/s",
+        "question 6's given bandwidth",
+    ),
+    (
+        "ch01-send-recv/exercises.md",
+        "0.1 us",
+        "question 6's worked answer",
+    ),
+    (
+        "ch01-send-recv/exercises.md",
+        "1.1 ms",
+        "question 6's worked answer",
+    ),
+    (
+        "ch01-send-recv/exercises.md",
+        "102 us",
+        "question 6's worked answer",
+    ),
+    (
+        "ch01-send-recv/exercises.md",
+        "0.1 ms",
+        "question 6's worked answer",
+    ),
+    (
+        "ch05-hybrid/exercises.md",
+        "12 s",
+        "a worked answer in unit costs",
+    ),
+    (
+        "ch05-hybrid/exercises.md",
+        "9 s",
+        "a worked answer in unit costs",
+    ),
+    ("ch05-hybrid/exercises.md", "1.7x", "the benchmark's target"),
+    ("ch05-hybrid/hybrid.md", "10%", "the benchmark's target"),
+    (
+        "ch05-hybrid/gpu.md",
+        "25 GB/s",
+        "the assumed node's PCIe copy bandwidth",
+    ),
+    (
+        "ch05-hybrid/gpu.md",
+        "30%",
+        "the cost model's share for the assumed node",
+    ),
+    (
+        "ch05-hybrid/gpu.md",
+        "12 GB/s",
+        "the assumed node's network and pageable copies",
+    ),
+    (
+        "ch05-hybrid/gpu.md",
+        "47%",
+        "the cost model's share for the assumed node",
+    ),
+    ("ch05-hybrid/gpu.md", "10%", "ex 5.7's test's target"),
+    (
+        "ch06-data-parallel/index.md",
+        "95%",
+        "the accuracy test's threshold",
+    ),
+    (
+        "ch06-data-parallel/exercises.md",
+        "4x",
+        "p = 4 ranks: the learning rate's factor",
+    ),
+    (
+        "ch07-pipeline/exercises.md",
+        "10%",
+        "the question's target bubble",
+    ),
+    ("ch07-pipeline/exercises.md", "43%", "the worked answer 3/7"),
+];
