@@ -20,8 +20,10 @@
 SHELL := /bin/bash
 NP ?= 4
 export NP
-# cargo installs mdbook here; make works even when ~/.cargo/bin is not on PATH yet.
-export PATH := $(HOME)/.cargo/bin:$(PATH)
+# cargo installs mdbook into $CARGO_HOME/bin (default ~/.cargo/bin); make works even when
+# that folder is not on PATH yet.
+CARGO_BIN := $(or $(CARGO_HOME),$(HOME)/.cargo)/bin
+export PATH := $(CARGO_BIN):$(PATH)
 
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
 CHAPTERS := $(sort $(wildcard chapters/ch*))

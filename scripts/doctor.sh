@@ -39,7 +39,7 @@ torch_dir=${LIBTORCH:-libtorch}
 torch_version="libtorch $(tr -d '[:space:]' <"$torch_dir/build-version" 2>/dev/null || echo '?')"
 if [ -f "$torch_dir/lib/libtorch_cuda.so" ]; then torch_version+=" CUDA"; else torch_version+=" CPU"; fi
 rustc_version=$(rustc --version 2>/dev/null | awk '{print "rustc " $2}')
-mdbook_version=$(PATH=$HOME/.cargo/bin:$PATH mdbook --version 2>/dev/null | sed 's/^mdbook v/mdbook /')
+mdbook_version=$(PATH=${CARGO_HOME:-$HOME/.cargo}/bin:$PATH mdbook --version 2>/dev/null | sed 's/^mdbook v/mdbook /')
 [ -n "$rustc_version" ] || problem rustc "no rustc on PATH; install Rust with rustup (https://rustup.rs)"
 
 # --- cores and disk -------------------------------------------------------------------------

@@ -196,7 +196,7 @@ elif [ $CHECK_ONLY = 0 ] && cargo install --locked --quiet mdbook --version "$MD
     && mdbook --version 2>/dev/null | grep -q "v$MDBOOK_VERSION"; then
   say mdbook "installed: $(mdbook --version) (cargo install --locked)"
 else
-  fail mdbook "MISSING: cargo install --locked mdbook --version $MDBOOK_VERSION failed, or ~/.cargo/bin is not on PATH (log: $LOGS/mdbook.log)"
+  fail mdbook "MISSING: cargo install --locked mdbook --version $MDBOOK_VERSION failed, or ${CARGO_HOME:-~/.cargo}/bin is not on PATH (log: $LOGS/mdbook.log)"
 fi
 
 STEP=$T0

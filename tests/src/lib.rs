@@ -4,6 +4,7 @@
 //! - `book_links.rs`: every relative link and `#anchor` of the built book resolves;
 //! - `figures_in_prose.rs`: every measured figure quoted in a page's prose is in an output
 //!   file the page includes (no figure typed by hand);
+//! - `machine_paths.rs`: captured output shows no path of the machine that captured it;
 //! - `mpi_names.rs`: the rsmpi-to-MPI page names every rsmpi call the chapters use;
 //! - `traced_figures.rs`: every message figure equals a redraw of the trace in its
 //!   captured output;

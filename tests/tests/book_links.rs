@@ -106,12 +106,13 @@ fn broken_links(pages: &BTreeMap<PathBuf, String>, assets: &BTreeSet<PathBuf>) -
     broken
 }
 
-/// The mdbook binary: on PATH, or where `cargo install` puts it.
+/// The mdbook binary: where `cargo install` puts it (`$CARGO_HOME/bin`, by default
+/// `~/.cargo/bin`), else on PATH.
 fn mdbook() -> PathBuf {
-    let home = std::env::var_os("HOME")
+    let cargo_home = std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
-        .unwrap_or_default();
-    let installed = home.join(".cargo/bin/mdbook");
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    let installed = cargo_home.unwrap_or_default().join("bin/mdbook");
     if installed.is_file() {
         installed
     } else {

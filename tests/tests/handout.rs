@@ -27,6 +27,17 @@ fn all_text(dir: &Path, ext: &str) -> Vec<(PathBuf, String)> {
     files.into_iter().map(read).collect()
 }
 
+/// This machine's target triple, as rustc names it (`x86_64-unknown-linux-gnu`).
+fn host_triple() -> String {
+    let out = Command::new("rustc")
+        .arg("-vV")
+        .output()
+        .expect("run rustc -vV");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let host = text.lines().find_map(|l| l.strip_prefix("host: "));
+    host.expect("rustc -vV names no host").trim().to_string()
+}
+
 #[test]
 fn the_handout_has_no_solutions_and_resolves_then_a_release_puts_one_chapter_back() {
     let root = repo_root();
@@ -62,10 +73,22 @@ fn the_handout_has_no_solutions_and_resolves_then_a_release_puts_one_chapter_bac
             );
         }
     }
-    // The workspace resolves: every member's manifest and targets are readable.
+    // The workspace resolves: every member's manifest and targets are readable, and every
+    // dependency of this machine's platform is in the lock file and the cargo registry.
+    // Only this platform's: a new machine's registry holds just the crates its build
+    // downloaded, never the Windows or wasm ones (winapi, wasi...), so an unfiltered
+    // `cargo metadata --offline` fails there.
     let meta = Command::new(env!("CARGO"))
         .current_dir(&dest)
-        .args(["metadata", "--format-version", "1", "--offline"])
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--offline",
+            "--locked",
+            "--filter-platform",
+            &host_triple(),
+        ])
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&meta.stderr);
