@@ -67,6 +67,10 @@ pub fn deadlock_hint(lines: &[&str]) -> Option<String> {
     } else if any(State::Finished) && (any(State::Receiving) || any(State::Waiting)) {
         "some ranks finished while others wait for a message: compare the waiting ranks' \
          source and tag with what the finished ranks sent."
+    } else if any(State::Finished) && any(State::Collective) {
+        "some ranks finished while others wait in a collective: the finished ranks never \
+         called it (skipped it, or returned before it). Every rank of the communicator \
+         must call every collective, in the same order."
     } else if all(State::Collective) {
         let mut names: Vec<&str> = reports
             .iter()
@@ -116,6 +120,16 @@ mod tests {
         ];
         let hint = deadlock_hint(&lines).unwrap();
         assert!(hint.contains("some ranks finished"), "{hint}");
+    }
+
+    #[test]
+    fn a_skipped_collective_is_told_apart() {
+        let lines = [
+            "rank 0: DEADLOCK? `t`: a call has waited 20 s (WORKBOOK_CASE_TIMEOUT) for a message or a partner that has not come; blocked in MPI_Bcast(root=0 8 bytes) for 20.0 s",
+            "rank 1: DEADLOCK? `t`: this rank finished the test and waits for the others",
+        ];
+        let hint = deadlock_hint(&lines).unwrap();
+        assert!(hint.contains("never called it"), "{hint}");
     }
 
     #[test]

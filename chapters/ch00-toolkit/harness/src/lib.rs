@@ -13,6 +13,8 @@
 //! - [`lockstep`]: proptest on every rank at once, verdicts agreed by an allreduce.
 //! - [`watchdog`] + [`intercept`]: a hung case is named with the MPI call each thread of
 //!   each rank is in; [`diagnose`] reads the reports of all ranks and says what it sees.
+//! - [`faults`]: `WORKBOOK_FAULT` plants a learner's mistake (a skipped broadcast, a
+//!   wrong tag) in an unchanged program, so a check is tried on the very test it guards.
 //! - [`errors`], [`panics`]: an MPI error or a panic is told in the learner's terms: rank,
 //!   call, meaning, the learner's line, the case and the seed.
 //! - [`trace`]: the messages a thread really sent and received; [`diagram`]: those
@@ -44,6 +46,7 @@ pub mod diagnose;
 pub mod diagram;
 pub mod elem;
 pub mod errors;
+pub mod faults;
 pub mod gate;
 pub mod handout;
 pub mod intercept;

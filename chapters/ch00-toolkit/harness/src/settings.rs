@@ -23,12 +23,20 @@ pub const SETTINGS: &[Setting] = &[
     Setting {
         name: "WORKBOOK_CASE_TIMEOUT",
         default: "20",
-        meaning: "seconds one property case may take before the watchdog calls it a deadlock",
+        meaning: "seconds one property case, or one blocking MPI call of any test, may take \
+                  before the watchdog calls it a deadlock",
     },
     Setting {
         name: "WORKBOOK_JOB_TIMEOUT",
         default: "300",
-        meaning: "seconds a whole mpirun job may take before every process of it is killed",
+        meaning: "seconds a whole mpirun job may take before every process of it is killed \
+                  (a test body still running 10 s before it is named by the watchdog)",
+    },
+    Setting {
+        name: "WORKBOOK_FAULT",
+        default: "unset",
+        meaning: "plants a mistake in an unchanged program: MPI_Bcast@3:skip (rank 3 skips \
+                  every broadcast), MPI_Isend@1:tag+1 (rank 1 sends with the wrong tag)",
     },
     Setting {
         name: "WORKBOOK_CASES",

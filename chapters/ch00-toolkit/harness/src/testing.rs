@@ -105,7 +105,12 @@ where
     println!();
     let universe = crate::spmd::start_rank_with(needed);
     let world = universe.world();
-    let verdict = crate::lockstep::agree_on(&world, body(&world));
+    // The whole body is guarded, not only its property cases: a hang anywhere in it is
+    // named with its rank and call within the case deadline.
+    crate::watchdog::guard_body(test_name);
+    let mine = body(&world);
+    crate::watchdog::body_finished();
+    let verdict = crate::lockstep::agree_on(&world, mine);
     if world.rank() == 0 {
         match &verdict {
             // A property's report is agreed by every rank: who said it adds nothing.
@@ -119,6 +124,18 @@ where
     drop(world);
     drop(universe);
     std::process::exit(i32::from(verdict.is_err()));
+}
+
+/// A planted fault in a learner's own test: runs the test `test_name` of this test binary
+/// at `n` ranks with `WORKBOOK_FAULT=fault` (see [`crate::faults`]) and a 3 s deadline
+/// (`WORKBOOK_CASE_TIMEOUT=3`; the learner's check waits the default). Asserts that the
+/// job ended on its own, named, well before the job deadline, and returns what the
+/// learner sees of it. For the chapters' `planted_*` tests (built with the solutions).
+pub fn with_fault(test_name: &str, n: u32, fault: &str) -> String {
+    let env = [("WORKBOOK_FAULT", fault), ("WORKBOOK_CASE_TIMEOUT", "3")];
+    let out = launch_self(test_name, n, &env);
+    assert_failed_within(&out, Duration::from_secs(60));
+    learner_view(&out)
 }
 
 /// For planted faults: asserts that the job failed on its own (not killed at the job

@@ -1,9 +1,15 @@
-//! The watchdog: a case that does not finish in time is reported as a likely deadlock.
+//! The watchdog: a test that hangs is reported as a likely deadlock, never waited on.
 //!
-//! Each rank runs a small thread that looks at the armed case every 50 ms. Past the
-//! deadline it prints, for this rank, the case and the blocking MPI call each thread of
+//! Each rank runs a small thread that looks every 50 ms at what it guards:
+//! - a property case ([`arm`]): past the case deadline (`WORKBOOK_CASE_TIMEOUT`);
+//! - a whole test body ([`guard_body`], every MPI test, whatever declares it): when one
+//!   thread has waited in one blocking MPI call for the case deadline (a message that never
+//!   comes does not come later), or when the body has run for its whole budget (the job's
+//!   deadline less a margin: an endless loop is named before the launcher kills the job).
+//!
+//! Then it prints, for this rank, what it guards and the blocking MPI call each thread of
 //! the rank is in (recorded by [`crate::intercept`]), waits a moment so that the other
-//! ranks (whose deadlines pass at the same time) print theirs, then ends its process.
+//! ranks (whose deadlines pass at about the same time) print theirs, then ends its process.
 //! The watchdog never calls MPI itself (under `MPI_THREAD_FUNNELED` only the main thread
 //! may): its process ends with `_exit`, and the launcher, seeing a rank end without
 //! `MPI_Finalize`, ends the others. A hang never outlives its deadline.
@@ -20,9 +26,13 @@ struct Armed {
     limit: Duration,
     /// This rank finished the case and waits for the others inside the harness.
     body_done: bool,
+    /// A finished body has said that it waits for the others (said once, never fatal).
+    told: bool,
 }
 
 static ARMED: Mutex<Option<Armed>> = Mutex::new(None);
+/// The test body this rank runs (guarded outside property cases too).
+static BODY: Mutex<Option<Armed>> = Mutex::new(None);
 /// How to reproduce the running property (`WORKBOOK_SEED=... with N ranks`).
 static REPRODUCE: Mutex<Option<String>> = Mutex::new(None);
 static START: Once = Once::new();
@@ -49,6 +59,7 @@ pub fn arm(label: impl Into<String>, limit: Duration) {
         since: Instant::now(),
         limit,
         body_done: false,
+        told: false,
     };
     *ARMED.lock().unwrap_or_else(|e| e.into_inner()) = Some(armed);
 }
@@ -60,9 +71,38 @@ pub fn body_done() {
     }
 }
 
-/// Stop guarding.
+/// Stop guarding the case (the body, if guarded, is guarded again).
 pub fn disarm() {
     *ARMED.lock().unwrap_or_else(|e| e.into_inner()) = None;
+}
+
+/// The budget of a whole test body: the job's deadline less a margin, so that a body
+/// that never ends is named by its rank before the launcher kills the job unnamed.
+pub fn body_limit() -> Duration {
+    let job = crate::settings::job_timeout();
+    job.saturating_sub(Duration::from_secs(10)).max(job / 2)
+}
+
+/// Guards the test body `label` on this rank until [`body_finished`]: a thread blocked in
+/// one MPI call for [`case_limit`], or the body running past [`body_limit`], is reported
+/// and ends the job. Inside a property case the case's own deadline applies.
+pub fn guard_body(label: impl Into<String>) {
+    let armed = Armed {
+        label: label.into(),
+        since: Instant::now(),
+        limit: body_limit(),
+        body_done: false,
+        told: false,
+    };
+    *BODY.lock().unwrap_or_else(|e| e.into_inner()) = Some(armed);
+}
+
+/// This rank finished the body; it now waits for the others to agree on the verdict.
+/// (A rank that finished never calls the hang: the ranks still running do.)
+pub fn body_finished() {
+    if let Some(b) = BODY.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+        b.body_done = true;
+    }
 }
 
 /// Says how to reproduce what runs now (a property sets it; `None` clears it).
@@ -70,10 +110,11 @@ pub fn set_reproduce(how: Option<String>) {
     *REPRODUCE.lock().unwrap_or_else(|e| e.into_inner()) = how;
 }
 
-/// The armed case's label, if any (never blocks: a panic may come while it is held).
+/// The armed case's label, else the guarded body's, if any (never blocks: a panic may
+/// come while one is held).
 pub fn current_case() -> Option<String> {
-    let armed = ARMED.try_lock().ok()?;
-    armed.as_ref().map(|a| a.label.clone())
+    let case = ARMED.try_lock().ok()?.as_ref().map(|a| a.label.clone());
+    case.or_else(|| BODY.try_lock().ok()?.as_ref().map(|a| a.label.clone()))
 }
 
 /// `"\n  in `<case>`; reproduce: WORKBOOK_SEED=... with N ranks"` inside a property case,
@@ -97,7 +138,8 @@ fn watch() {
             let armed = ARMED.lock().unwrap_or_else(|e| e.into_inner());
             match armed.as_ref() {
                 Some(a) if a.since.elapsed() > a.limit => Some(describe(a)),
-                _ => None,
+                Some(_) => None,
+                None => body_report(),
             }
         };
         if let Some(lines) = report {
@@ -107,6 +149,48 @@ fn watch() {
             abort_job(124);
         }
     }
+}
+
+/// The report on the guarded body, if it is stuck: one of its threads has waited in one
+/// blocking call for the case deadline, or it ran past its whole budget.
+///
+/// A rank that finished its body waits for the others in the harness's verdict: after the
+/// case deadline it says so once (the other ranks' reports then read "rank 1 finished,
+/// rank 0 waits in MPI_Bcast") but never ends the job, since the others may still work.
+fn body_report() -> Option<Vec<String>> {
+    let mut body = BODY.lock().unwrap_or_else(|e| e.into_inner());
+    let b = body.as_mut()?;
+    let limit = case_limit();
+    let calls = intercept::blocked_calls();
+    let stuck: Vec<_> = calls.into_iter().filter(|c| c.waited >= limit).collect();
+    if b.body_done {
+        if !stuck.is_empty() && !b.told {
+            b.told = true;
+            let rank = world_rank().unwrap_or(-1);
+            say(&format!(
+                "rank {rank}: DEADLOCK? `{}`: this rank finished the test and waits for the \
+                 others",
+                b.label
+            ));
+        }
+        return None;
+    }
+    if !stuck.is_empty() {
+        return Some(describe_blocked(&b.label, limit, &stuck));
+    }
+    (b.since.elapsed() > b.limit).then(|| describe(b))
+}
+
+/// `rank 1: DEADLOCK? `test`: a call has waited 20 s ...; blocked in MPI_Recv(...) for
+/// 20.0 s`.
+fn describe_blocked(label: &str, limit: Duration, stuck: &[intercept::Call]) -> Vec<String> {
+    let rank = world_rank().unwrap_or(-1);
+    let head = format!(
+        "rank {rank}: DEADLOCK? `{label}`: a call has waited {:.0} s \
+         (WORKBOOK_CASE_TIMEOUT) for a message or a partner that has not come;",
+        limit.as_secs_f64()
+    );
+    calls_lines(&head, rank, stuck)
 }
 
 /// `rank 1: DEADLOCK? `case` not finished after 20 s; blocked in MPI_Recv(...) for 20.0 s`,
@@ -119,22 +203,29 @@ fn describe(a: &Armed) -> Vec<String> {
         a.label
     );
     let calls = intercept::blocked_calls();
-    let show = |c: &intercept::Call| {
-        let waited = c.waited.as_secs_f64();
-        format!("blocked in {}({}) for {waited:.1} s", c.name, c.detail)
-    };
     match (a.body_done, calls.as_slice()) {
         (true, _) => vec![format!(
             "{head} this rank finished the case and waits for the others"
         )],
-        (false, [one]) => vec![format!("{head} {}", show(one))],
         (false, []) if !crate::settings::record_calls() => vec![format!(
             "{head} (WORKBOOK_RECORD=0: the blocked call is not recorded)"
         )],
         (false, []) => vec![format!(
             "{head} busy computing, not in a blocking MPI call (an endless loop?)"
         )],
-        (false, many) => {
+        (false, calls) => calls_lines(&head, rank, calls),
+    }
+}
+
+/// `head` with the one blocked call, or `head` then one line per thread in a call.
+fn calls_lines(head: &str, rank: i32, calls: &[intercept::Call]) -> Vec<String> {
+    let show = |c: &intercept::Call| {
+        let waited = c.waited.as_secs_f64();
+        format!("blocked in {}({}) for {waited:.1} s", c.name, c.detail)
+    };
+    match calls {
+        [one] => vec![format!("{head} {}", show(one))],
+        many => {
             let mut lines = vec![format!("{head} {} threads in blocking calls:", many.len())];
             for c in many {
                 lines.push(format!("rank {rank} thread `{}`: {}", c.thread, show(c)));

@@ -58,9 +58,14 @@ fn show(v: i64) -> String {
 // ANCHOR: wrap
 macro_rules! wrap {
     ($name:ident => $pname:ident ( $($arg:ident : $ty:ty),* )
-     [$($field:expr),*] $describe:expr $(; trace $trace:block)?) => {
+     [$($field:expr),*] $describe:expr $(; retag $tagarg:ident)? $(; trace $trace:block)?) => {
         #[no_mangle]
         pub unsafe extern "C" fn $name($($arg: $ty),*) -> c_int {
+            // A planted fault (WORKBOOK_FAULT, see crate::faults): skip, or a wrong tag.
+            if crate::faults::skip(stringify!($name)) {
+                return ffi::MPI_SUCCESS as c_int;
+            }
+            $(let $tagarg = crate::faults::tag(stringify!($name), $tagarg);)?
             $(if crate::trace::is_on() $trace)?
             static KIND: Kind = Kind { name: stringify!($name), describe: $describe };
             let fields = || {
@@ -117,9 +122,9 @@ fn split(f: &Fields) -> String {
 
 // point-to-point
 wrap!(MPI_Send => PMPI_Send(b: Buf, n: c_int, t: MPI_Datatype, dest: c_int, tg: c_int, c: MPI_Comm)
-    [dest, tg, bytes(n, t)] to_peer; trace { sent(dest, bytes(n, t), b) });
+    [dest, tg, bytes(n, t)] to_peer; retag tg; trace { sent(dest, bytes(n, t), b) });
 wrap!(MPI_Ssend => PMPI_Ssend(b: Buf, n: c_int, t: MPI_Datatype, dest: c_int, tg: c_int, c: MPI_Comm)
-    [dest, tg, bytes(n, t)] to_peer; trace { sent(dest, bytes(n, t), b) });
+    [dest, tg, bytes(n, t)] to_peer; retag tg; trace { sent(dest, bytes(n, t), b) });
 // ANCHOR: wrap_recv
 wrap!(MPI_Recv => PMPI_Recv(b: BufMut, n: c_int, t: MPI_Datatype, src: c_int, tg: c_int,
     c: MPI_Comm, s: *mut MPI_Status)
@@ -135,12 +140,12 @@ wrap!(MPI_Sendrecv => PMPI_Sendrecv(sb: Buf, sn: c_int, st: MPI_Datatype, dest: 
     s: *mut MPI_Status)
     [dest, peer(src), bytes(sn, st), bytes(rn, rt)]
     |f| format!("dest={} source={} {} bytes out, up to {} in", f[0], show(f[1]), f[2], f[3]);
-    trace { sent(dest, bytes(sn, st), sb); received(src, bytes(rn, rt), rb) });
+    retag stg; trace { sent(dest, bytes(sn, st), sb); received(src, bytes(rn, rt), rb) });
 wrap!(MPI_Sendrecv_replace => PMPI_Sendrecv_replace(b: BufMut, n: c_int, t: MPI_Datatype,
     dest: c_int, stg: c_int, src: c_int, rtg: c_int, c: MPI_Comm, s: *mut MPI_Status)
     [dest, peer(src), bytes(n, t)]
     |f| format!("dest={} source={} {} bytes", f[0], show(f[1]), f[2]);
-    trace { sent(dest, bytes(n, t), b); received(src, bytes(n, t), b) });
+    retag stg; trace { sent(dest, bytes(n, t), b); received(src, bytes(n, t), b) });
 wrap!(MPI_Wait => PMPI_Wait(r: *mut MPI_Request, s: *mut MPI_Status) [1] requests);
 wrap!(MPI_Waitall => PMPI_Waitall(n: c_int, r: *mut MPI_Request, s: *mut MPI_Status)
     [n] requests);
@@ -169,7 +174,9 @@ pub unsafe extern "C" fn MPI_Isend(
     if crate::trace::is_on() {
         sent(dest, bytes(n, t), b);
     }
-    // SAFETY: the caller's arguments, passed on unchanged to the library.
+    let tg = crate::faults::tag("MPI_Isend", tg);
+    // SAFETY: the caller's arguments, passed on unchanged to the library (the tag changed
+    // only by a planted fault).
     unsafe { ffi::PMPI_Isend(b, n, t, dest, tg, c, r) }
 }
 
