@@ -35,6 +35,7 @@
 
 pub mod bench;
 pub mod check;
+pub mod check_plan;
 pub mod check_table;
 pub mod compare;
 pub mod course;
@@ -51,6 +52,7 @@ pub mod job;
 pub mod launch;
 pub mod launcher;
 pub mod launcher_output;
+pub mod libtorch_errors;
 pub mod lockstep;
 pub mod ops;
 pub mod outcome;
