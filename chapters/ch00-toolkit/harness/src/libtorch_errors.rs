@@ -62,17 +62,20 @@ pub fn hint(message: &str) -> Option<String> {
     }
     if let Some(a) = between(m, "The size of tensor a (", ")") {
         let b = between(m, "size of tensor b (", ")").unwrap_or("?");
-        let dim = between(m, "non-singleton dimension ", "'")
-            .or_else(|| between(m, "non-singleton dimension ", "\\"))
-            .or_else(|| between(m, "non-singleton dimension ", "\""))
-            .unwrap_or("?");
+        let after = m.split("non-singleton dimension ").nth(1).unwrap_or("?");
+        let dim: String = after.chars().take_while(char::is_ascii_digit).collect();
         return Some(format!(
-            "two tensors whose sizes differ in dimension {dim}: {a} against {b}; was a tensor \
-             received with the wrong shape, or a gradient paired with another micro-batch's \
-             output?"
+            "two tensors whose sizes differ in dimension {dim} (counted from 0): {a} against \
+             {b}; was a tensor received with the wrong shape, or a gradient paired with \
+             another micro-batch's output?"
         ));
     }
-    if m.contains("expected scalar type") || m.contains("to have the same dtype") {
+    let kinds = [
+        "expected scalar type",
+        "to have the same dtype",
+        "must have the same dtype",
+    ];
+    if kinds.iter().any(|k| m.contains(k)) {
         return Some(
             "two tensors of different kinds met (f32 and f64, say): the course's models are \
              f64 (`Kind::Double`); convert the other one with `.to_kind(Kind::Double)`, or \
@@ -94,16 +97,26 @@ fn between<'a>(text: &'a str, start: &str, end: &str) -> Option<&'a str> {
 mod tests {
     use super::*;
 
-    /// A real panic message of `t.detach()` on an undefined tensor (tch 0.24, LibTorch
-    /// 2.11), cut to 3 of its 29 frames.
-    const UNDEFINED: &str = r#"called `Result::unwrap()` on an `Err` value: Torch("Expected a proper Tensor but got None (or an undefined Tensor in C++) for argument #0 'self'\nException raised from checked_dense_tensor_unwrap at /pytorch/aten/src/ATen/Utils.h:39 (most recent call first):\nframe #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x98 (0x7f in /libtorch/lib/libc10.so)\nframe #1: c10::detail::torchCheckFail(char const*, char const*, unsigned int, std::string const&) + 0x6a (0x7f in /libtorch/lib/libc10.so)\nframe #2: atg_detach + 0x2b (0x5b in ./target/debug/deps/executor-1)\n")"#;
+    /// The C++ backtrace's start, as LibTorch 2.11 writes it (frames 0 and 1 of 29).
+    const FRAMES: &str = r#"(most recent call first):\nframe #0: c10::Error::Error(c10::SourceLocation, std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >) + 0x9d (0x7f840177305d in /work/wt-learner/libtorch/lib/libc10.so)\nframe #1: c10::detail::torchCheckFail(char const*, char const*, unsigned int, std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > const&) + 0xc3 (0x7f84017076fd in /work/wt-learner/libtorch/lib/libc10.so)\n"#;
+
+    /// A real panic message (tch 0.24, LibTorch 2.11) of `x.grad().detach()` where `x`
+    /// did not require grad: its frames cut to 2 of 29.
+    fn undefined() -> String {
+        let head = r#"called `Result::unwrap()` on an `Err` value: Torch("Expected a proper Tensor but got None (or an undefined Tensor in C++) for argument #0 'self'\nException raised from checked_cast_variable at /pytorch/torch/csrc/autograd/VariableTypeManual.cpp:66 "#;
+        format!("{head}{FRAMES}\")")
+    }
+
+    /// A real LibTorch error's message with its start of backtrace.
+    fn torch(message_and_origin: &str) -> String {
+        format!("Torch(\"{message_and_origin} {FRAMES}\")")
+    }
 
     #[test]
     fn the_cpp_backtrace_is_folded_into_one_note() {
-        let folded = fold(UNDEFINED);
         assert_eq!(
-            folded,
-            r#"called `Result::unwrap()` on an `Err` value: Torch("Expected a proper Tensor but got None (or an undefined Tensor in C++) for argument #0 'self'") [LibTorch's C++ backtrace (3 frames) left out]"#
+            fold(&undefined()),
+            r#"called `Result::unwrap()` on an `Err` value: Torch("Expected a proper Tensor but got None (or an undefined Tensor in C++) for argument #0 'self'") [LibTorch's C++ backtrace (2 frames) left out]"#
         );
         let display = "boom\nException raised from f at x.h:1\nframe #0: a\nframe #1: b";
         assert_eq!(
@@ -115,32 +128,38 @@ mod tests {
 
     #[test]
     fn an_undefined_gradient_asks_for_requires_grad() {
-        let h = hint(UNDEFINED).unwrap();
+        let h = hint(&undefined()).unwrap();
         assert!(h.contains("set_requires_grad(true)"), "{h}");
     }
 
     #[test]
     fn a_backward_without_grad_is_explained() {
-        let m = r#"Torch("element 0 of tensors does not require grad and does not have a grad_fn\nException raised from run_backward at /pytorch/torch/csrc/autograd/autograd.cpp:125")"#;
-        assert!(hint(m).unwrap().contains("requires grad"));
+        let m = torch("element 0 of tensors does not require grad and does not have a grad_fn\\nException raised from run_backward at /pytorch/torch/csrc/autograd/autograd.cpp:104");
+        assert!(hint(&m).unwrap().contains("none of which requires grad"));
     }
 
     #[test]
     fn a_shape_mismatch_names_both_shapes() {
-        let m = r#"Torch("mat1 and mat2 shapes cannot be multiplied (8x12 and 16x12)\nException raised from meta at /pytorch/aten/src/ATen/native/LinearAlgebra.cpp:193")"#;
-        let h = hint(m).unwrap();
+        let m = torch("mat1 and mat2 shapes cannot be multiplied (8x12 and 16x12)\\nException raised from meta at /pytorch/aten/src/ATen/native/LinearAlgebra.cpp:205");
+        let h = hint(&m).unwrap();
         assert!(h.contains("a 8x12 tensor by a 16x12 one"), "{h}");
-        let m = r#"Torch("The size of tensor a (12) must match the size of tensor b (16) at non-singleton dimension 1\nException raised from infer_size_impl")"#;
-        let h = hint(m).unwrap();
-        assert!(h.contains("dimension 1: 12 against 16"), "{h}");
+        let m = torch("The size of tensor a (12) must match the size of tensor b (16) at non-singleton dimension 1\\nException raised from infer_size_impl at /pytorch/aten/src/ATen/ExpandUtils.cpp:31");
+        let h = hint(&m).unwrap();
+        assert!(
+            h.contains("dimension 1 (counted from 0): 12 against 16"),
+            "{h}"
+        );
     }
 
     #[test]
     fn a_kind_mismatch_is_explained() {
-        let m = r#"Torch("expected scalar type Double but found Float\nException raised from check_type")"#;
-        assert!(hint(m).unwrap().contains("Kind::Double"));
-        let m = r#"Torch("expected m1 and m2 to have the same dtype, but got: double != float")"#;
-        assert!(hint(m).unwrap().contains("f32 and f64"));
+        // `a.matmul(&b)` and a linear layer, f64 against f32 (real messages).
+        let m = torch("expected m1 and m2 to have the same dtype, but got: double != float\\nException raised from addmm_impl_cpu_ at /pytorch/aten/src/ATen/native/LinearAlgebra.cpp:1404");
+        assert!(hint(&m).unwrap().contains("Kind::Double"));
+        let m = torch("mat1 and mat2 must have the same dtype, but got Double and Float\\nException raised from meta at /pytorch/aten/src/ATen/native/LinearAlgebra.cpp:195");
+        assert!(hint(&m).unwrap().contains("f32 and f64"));
+        // The older wording.
+        assert!(hint("expected scalar type Double but found Float").is_some());
         assert_eq!(hint("attempt to subtract with overflow"), None);
     }
 }

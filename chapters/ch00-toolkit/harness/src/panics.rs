@@ -22,7 +22,7 @@ pub fn place(location: Option<&Location<'_>>) -> String {
         return here;
     }
     let trace = std::backtrace::Backtrace::force_capture().to_string();
-    let caller = caller_in_workspace(&trace);
+    let caller = caller_in_workspace(&trace).map(|c| tidy(&c));
     match (learner_frame(&trace), caller) {
         (Some(mine), Some(caller)) if !mine.contains(&caller) => {
             format!("{here}, called from your {mine} (via {caller})")
@@ -83,7 +83,21 @@ pub fn learner_frame(trace: &str) -> Option<String> {
         })
     })?;
     let (name, file) = (own.0, own.1?);
-    Some(format!("{} at {file}", function_name(&name)))
+    Some(format!("{} at {}", function_name(&name), tidy(&file)))
+}
+
+/// A path with its `dir/..` pairs taken out: `./../../a/b/../../c/x.rs` -> `./../../c/x.rs`.
+fn tidy(path: &str) -> String {
+    let mut kept: Vec<&str> = vec![];
+    for part in path.split('/') {
+        match kept.last() {
+            Some(&last) if part == ".." && last != ".." && last != "." => {
+                kept.pop();
+            }
+            _ => kept.push(part),
+        }
+    }
+    kept.join("/")
 }
 
 /// `ch07::executor::run_ops::{{closure}}::{{closure}}` -> `run_ops`.
@@ -219,6 +233,17 @@ mod tests {
         let only_tests =
             "   1: executor::common::ref_send\n             at ./tests/common/mod.rs:33:29";
         assert_eq!(learner_frame(only_tests), None);
+    }
+
+    #[test]
+    fn paths_lose_their_dir_dot_dot_pairs() {
+        let via =
+            "./../../solutions/ch07-pipeline/../../chapters/ch07-pipeline/tests/common/mod.rs:33";
+        assert_eq!(
+            tidy(via),
+            "./../../chapters/ch07-pipeline/tests/common/mod.rs:33"
+        );
+        assert_eq!(tidy("./src/x.rs:1"), "./src/x.rs:1");
     }
 
     #[test]
