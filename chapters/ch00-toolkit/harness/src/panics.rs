@@ -227,9 +227,10 @@ mod tests {
             "./src/executor.rs",
             "./src/../../../solutions/ch07-pipeline/executor.rs",
         );
-        assert!(learner_frame(&solution)
-            .unwrap()
-            .starts_with("run_ops at ./src/../../../solutions/"));
+        assert_eq!(
+            learner_frame(&solution).as_deref(),
+            Some("run_ops at ./../../solutions/ch07-pipeline/executor.rs:98")
+        );
         let only_tests =
             "   1: executor::common::ref_send\n             at ./tests/common/mod.rs:33:29";
         assert_eq!(learner_frame(only_tests), None);
