@@ -14,8 +14,8 @@
 #   make sbatch CH=NN      a chapter's Slurm batch script in target/slurm/ (sbatch it)
 # Instructors: make class DIR=folder (merge progress.json files), make teaching (schedules
 #   from course.toml), make handout DEST=dir (no solutions), make release CH=NN DEST=dir.
-# Overrides: NP (ranks, default 4), MPIRUN (mpirun, mpiexec or srun), HOSTFILE, MPIRUN_ARGS,
-# MPICC, LIBTORCH; CLUSTER=netns runs `run`, `check`, `bench` on the two-node cluster.
+# Overrides: NP (ranks: 4, or a lab's own `ranks`), MPIRUN (mpirun, mpiexec or srun), HOSTFILE,
+# MPIRUN_ARGS, MPICC, LIBTORCH; CLUSTER=netns runs `run`, `check`, `bench` on the two-node cluster.
 
 SHELL := /bin/bash
 NP ?= 4
@@ -29,6 +29,9 @@ TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
 CHAPTERS := $(sort $(wildcard chapters/ch*))
 chapter_dir = $(firstword $(wildcard chapters/ch$(1)-*))
 labs_of = $(shell sed -n 's/^labs *= *\[\(.*\)\]/\1/p' $(1)/Cargo.toml | tr -d '",')
+# A lab's own rank count, `ranks = { LAB = N }` in its chapter's [package.metadata.workbook]:
+# `make run` uses it when NP is set neither on the command line nor in the environment.
+lab_ranks = $(shell sed -n 's/^ranks *= *{\(.*[{ ,]\)\{0,1\}$(2) *= *\([0-9][0-9]*\).*/\2/p' $(1)/Cargo.toml)
 benches_of = $(shell sed -n 's/^benches *= *\[\(.*\)\]/\1/p' $(1)/Cargo.toml | tr -d '",')
 WORKBOOK := cargo run -q -p toolkit --bin workbook --
 # CLUSTER=netns: the command runs with the two-node namespace cluster up (root only).
@@ -67,9 +70,12 @@ check:
 run:
 	@test -n "$(CH)" || { echo "make run: which chapter? e.g. make run CH=00"; exit 2; }
 	@test -n "$(call chapter_dir,$(CH))" || { echo "make run: no chapter $(CH) (try CH=00)"; exit 2; }
-	$(ON_CLUSTER) cargo run -q --release -p $(notdir $(call chapter_dir,$(CH))) \
+	$(eval LAB := $(or $(BIN),$(firstword $(call labs_of,$(call chapter_dir,$(CH))))))
+	$(eval LAB_NP := $(if $(filter file,$(origin NP)),$(call lab_ranks,$(call chapter_dir,$(CH)),$(LAB))))
+	@$(if $(LAB_NP),echo "make run: NP=$(LAB_NP) (the $(LAB) lab's own rank count in its chapter's Cargo.toml; NP=N overrides it)")
+	$(if $(LAB_NP),NP=$(LAB_NP) )$(ON_CLUSTER) cargo run -q --release -p $(notdir $(call chapter_dir,$(CH))) \
 	  $(if $(SOLUTION),--features solution) \
-	  --bin $(or $(BIN),$(firstword $(call labs_of,$(call chapter_dir,$(CH)))))
+	  --bin $(LAB)
 
 verify:
 	$(WORKBOOK) verify

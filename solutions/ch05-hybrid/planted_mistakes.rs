@@ -12,6 +12,7 @@ use ch04::field::Field;
 use ch04::halo::Halo;
 use ch04::stencil::{update_all, update_boundary, update_interior};
 use ch04::topology::Neighbours;
+use ch05::bands::update_band;
 use ch05::given_halo::exchange;
 use ch05::hybrid_solver::{Parts, Variant};
 use common::{reference_parts, ring_matches, solver_property};
@@ -19,6 +20,7 @@ use mpi::environment::Threading;
 use mpi::topology::{CartesianCommunicator, SimpleCommunicator};
 use mpi::traits::*;
 use proptest::strategy::Just;
+use rayon::prelude::*;
 use rayon::ThreadPool;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -183,5 +185,58 @@ fn mpi_from_a_worker_under_funneled_is_named() {
         "the halo exchange (MPI_Neighbor_alltoallv) was called from the worker thread \"worker-";
     assert!(text.contains(want), "{text}");
     assert!(text.contains("not the main thread"), "{text}");
+    println!("{}", toolkit::testing::learner_view(&out));
+}
+
+// ANCHOR: band_one_row_high
+/// Mistake 4 (ex 5.2): the owned rows sliced from the top of `dst.data`, the ghost row
+/// included (`..rows * w` instead of `w..(rows + 1) * w`): each band's values land one row
+/// too high, in the rows of the band's `first` row and above.
+fn bands_one_row_high(pool: &ThreadPool, src: &Field, dst: &mut Field) {
+    let (rows, cols, w) = (src.rows, src.cols, src.stride());
+    let threads = pool.current_num_threads().min(rows).max(1);
+    let mut rest = &mut dst.data[..rows * w]; // WRONG: the ghost row above is not skipped
+    let mut bands = vec![];
+    for t in 0..threads {
+        let r = toolkit::split::block_range(rows, threads, t);
+        let (band, tail) = rest.split_at_mut(r.len() * w);
+        bands.push((1 + r.start, band));
+        rest = tail;
+    }
+    pool.install(|| {
+        let each = |(first, band): (usize, &mut [f64])| update_band(src, band, first, 1, cols + 1);
+        bands.into_par_iter().for_each(each);
+    });
+}
+// ANCHOR_END: band_one_row_high
+
+#[test]
+#[ignore = "planted mistake: started by a_band_sliced_one_row_high_is_named"]
+fn planted_band_one_row_high() {
+    run_body("planted_band_one_row_high", |world| {
+        let parts = Parts {
+            update: bands_one_row_high,
+            ..reference_parts()
+        };
+        solver_property(world, Variant::Threaded, parts)
+    });
+}
+
+#[test]
+fn a_band_sliced_one_row_high_is_named() {
+    let out = launch_self("planted_band_one_row_high", 2, &[]);
+    let text = assert_failed_within(&out, Duration::from_secs(60));
+    // Counted from 0 throughout; the band's slice named, not the exchange (in ex 5.2 the
+    // test's own exchange fills the ghosts).
+    assert!(
+        text.contains("(rows and columns counted from 0 here): row 0 of the block's rows 0.."),
+        "{text}"
+    );
+    assert!(text.contains("the first row of thread 0's band"), "{text}");
+    assert!(
+        text.contains("check the band's slice of `dst.data`"),
+        "{text}"
+    );
+    assert!(!text.contains("boundary ring"), "{text}");
     println!("{}", toolkit::testing::learner_view(&out));
 }

@@ -8,6 +8,7 @@
 
 #[path = "../../chapters/ch07-pipeline/tests/common/mod.rs"]
 mod common;
+mod planted_executor;
 
 use ch07::executor::run_ops;
 use ch07::greedy;
@@ -194,5 +195,41 @@ fn activations_to_the_wrong_stage_are_named() {
     let out = launch_self("planted_wrong_stage", 4, &[("WORKBOOK_CASE_TIMEOUT", "3")]);
     let text = assert_failed_within(&out, Duration::from_secs(30));
     assert!(text.contains("rank 2: DEADLOCK? `DP x PP runs a step case 1: 2` not finished after 3 s; blocked in MPI_Mprobe(source=1 tag=0"), "{text}");
+    println!("{}", learner_view(&out));
+}
+
+/// Mistake 4 (ex 7.5): the received input not marked `set_requires_grad(true)`
+/// (`planted_executor.rs`): stage 1's backward computes no gradient for it, and sending
+/// `x.grad()` back hands LibTorch an undefined tensor.
+#[test]
+#[ignore = "planted mistake: started by a_received_input_without_requires_grad_is_named"]
+fn planted_no_requires_grad() {
+    run_body("planted_no_requires_grad", |world| {
+        tch::set_num_threads(1);
+        let (s, p) = (world.rank() as usize, world.size() as usize);
+        let ops = greedy::schedule(Kind::GPipe, p, 2);
+        let (stage, batch) = (common::stage(s, p), common::batch(0, 16, 0..16, 2));
+        let io = common::reference_transfer();
+        let trace = &mut Timeline::new();
+        planted_executor::run_ops(world, &ops[s], &stage, &batch, io, trace).map(|_| ())
+    });
+}
+
+#[test]
+fn a_received_input_without_requires_grad_is_named() {
+    let out = launch_self("planted_no_requires_grad", 2, &[]);
+    let text = assert_failed_within(&out, Duration::from_secs(60));
+    // The learner's function and line, LibTorch's message without its C++ backtrace, and
+    // the likely cause.
+    let place = "rank 1: panicked at tch-0.24.0/src/wrappers/tensor_generated.rs:";
+    assert!(text.contains(place), "{text}");
+    assert!(text.contains(", called from your run_ops at "), "{text}");
+    assert!(text.contains("planted_executor.rs:"), "{text}");
+    let message = "Torch(\"Expected a proper Tensor but got None (or an undefined Tensor in C++) for argument #0 'self'\") [LibTorch's C++ backtrace (";
+    assert!(text.contains(message), "{text}");
+    assert!(!text.contains("frame #"), "{text}");
+    let hint =
+        "did the received tensor require grad (`set_requires_grad(true)`) before the forward?";
+    assert!(text.contains(hint), "{text}");
     println!("{}", learner_view(&out));
 }

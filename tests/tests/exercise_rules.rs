@@ -134,10 +134,17 @@ fn solutions_mirror_the_stubs_and_hold_no_todo() {
             }
             mirrored.insert(solution.canonicalize().unwrap());
         }
-        // The chapter's tests kept with the solutions (its planted mistakes) swap nothing in.
+        // The chapter's tests kept with the solutions (its planted mistakes) swap nothing in,
+        // nor do the modules beside them that they declare (`mod name;`).
         for table in test_tables(&dir) {
             if let Some(rest) = table.split("path = \"").nth(1) {
                 let test = dir.join(rest.split('"').next().unwrap());
+                let text = std::fs::read_to_string(&test).unwrap_or_default();
+                let beside = test.parent().unwrap().to_path_buf();
+                for line in text.lines().filter(|l| l.starts_with("mod ")) {
+                    let name = line["mod ".len()..].trim_end_matches(';').trim();
+                    mirrored.extend(beside.join(format!("{name}.rs")).canonicalize().ok());
+                }
                 mirrored.extend(test.canonicalize().ok());
             }
         }

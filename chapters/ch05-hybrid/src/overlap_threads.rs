@@ -22,9 +22,10 @@ use toolkit::split::block_range;
 ///
 /// 1. `pool.in_place_scope(|s| ...)`: its body runs on *this* (the main) thread; jobs
 ///    given to `s.spawn` run on the pool's threads. Spawn one job per band of the
-///    interior rows (padded rows `2..rows`, columns `2..cols`, [`update_band`]); then, in
-///    the body, `halo.pack_from(src)` and [`exchange`]`(cart, nb, halo)`. The scope
-///    returns when every job has finished.
+///    interior rows (padded rows `2..rows`, columns `2..cols`,
+///    `update_band(src_now, band, first, 2, cols)`); then, in the body,
+///    `halo.pack_from(src_now)` and [`exchange`]`(cart, nb, halo)`. The scope returns
+///    when every job has finished.
 /// 2. After the scope: `halo.unpack_into(src, nb)` (the ghosts, now that no thread reads
 ///    `src`), then [`update_boundary`]`(src, dst)` on the main thread.
 ///
@@ -37,6 +38,11 @@ pub fn step_overlapped(
     src: &mut Field,
     dst: &mut Field,
 ) {
+    // Given: inside the scope, read `src` through this shared reborrow. `src` itself is
+    // `&mut Field`: a `move` closure takes it whole, so a second job cannot have it (rustc
+    // then suggests changing `update_band` in bands.rs, which is given: do not). After the
+    // scope, `src` is yours again, mutable, for the unpack.
+    let src_now: &Field = src;
     // TODO(ex 5.3): spawn the interior bands, exchange on the main thread, then the boundary
     todo!("ex 5.3: overlap the threaded interior update with the main thread's exchange")
 }

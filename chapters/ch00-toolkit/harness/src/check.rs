@@ -285,7 +285,7 @@ pub fn verdicts(
 }
 
 /// The first lines of a failure, enough to act on.
-fn excerpt(text: &str) -> String {
+pub fn excerpt(text: &str) -> String {
     let useful = text
         .lines()
         .take_while(|l| !l.starts_with("stack backtrace:"))

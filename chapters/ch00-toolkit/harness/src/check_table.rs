@@ -4,6 +4,7 @@
 //! ([`crate::progress`]).
 
 use crate::check::{self, Exercise, Place, Status};
+use crate::check_plan::{self, Other};
 use crate::course::Course;
 use crate::progress::Progress;
 use std::collections::BTreeMap;
@@ -40,8 +41,8 @@ fn progress_word(s: &Status) -> &'static str {
 }
 
 /// Prints the exercises as a table.
-pub fn print_table(list: &[Exercise]) {
-    let rows = list.iter().map(|e| Row {
+pub fn print_table<'a>(list: impl IntoIterator<Item = &'a Exercise>) {
+    let rows = list.into_iter().map(|e| Row {
         id: format!("ex {}", e.id),
         status: label(&e.status).to_string(),
         task: e.task.clone(),
@@ -81,8 +82,11 @@ pub fn check_chapter(root: &Path, nn: &str, next: bool) -> Verdict {
     }
     let places = check::exercise_places(root, &dir);
     let list = check::verdicts(&check::exercises_in(&dir), &places, &run);
-    print_table(&list);
-    for e in &list {
+    let course = Course::load(root).ok();
+    let chapter = course.as_ref().and_then(|c| c.chapter(&chapter_id(nn)));
+    let ordered = check_plan::in_course_order(&list, chapter);
+    print_table(ordered.iter().copied());
+    for e in &ordered {
         if let Status::Failing(why) = &e.status {
             println!("\nex {} is failing ({}):\n{why}", e.id, e.tests.join(", "));
         }
@@ -96,10 +100,9 @@ pub fn check_chapter(root: &Path, nn: &str, next: bool) -> Verdict {
     }
     let failing = run.results.iter();
     let failing = failing.filter(|(t, r)| check::exercise_of(t).is_none() && r.is_err());
-    let others: Vec<&String> = failing.map(|(t, _)| t).collect();
-    if !others.is_empty() {
-        println!("\nother tests of {package} failing (not tied to one exercise): {others:?}");
-    }
+    let failing: Vec<String> = failing.map(|(t, _)| t.clone()).collect();
+    let others = check_plan::others(&failing, chapter, &list);
+    let really_failing = print_others(&package, &others, &run.results);
     let count = |s: Status| list.iter().filter(|e| e.status == s).count();
     let (passed, todo) = (count(Status::Passed), count(Status::NotStarted));
     let tally = format!(
@@ -107,8 +110,8 @@ pub fn check_chapter(root: &Path, nn: &str, next: bool) -> Verdict {
         list.len()
     );
     println!("\n{tally}.");
-    let done = passed == list.len() && others.is_empty();
-    let first_open = list.iter().find(|e| e.status != Status::Passed);
+    let done = passed == list.len() && !really_failing;
+    let first_open = check_plan::next(&list, chapter);
     let mut summary = format!("{package}: {tally}");
     if let Some(e) = first_open {
         summary += &format!("; next: ex {}", e.id);
@@ -122,6 +125,39 @@ pub fn check_chapter(root: &Path, nn: &str, next: bool) -> Verdict {
     }
     let code = if done { 0 } else { 1 };
     Verdict { code, summary }
+}
+
+/// Prints the failing tests not named after one exercise: those waiting for unfinished
+/// exercises, those failing on their own (with their first lines), and those `course.toml`
+/// does not declare. True when any fails on its own or is undeclared.
+fn print_others(
+    package: &str,
+    others: &BTreeMap<String, Other>,
+    results: &BTreeMap<String, Result<(), String>>,
+) -> bool {
+    let mut bad = false;
+    for (test, verdict) in others {
+        match verdict {
+            Other::Waiting(ids) => println!(
+                "\n{test}: waiting for {} (a test of the exercises together: it passes once they do)",
+                check_plan::exercise_list(ids)
+            ),
+            Other::Failing => {
+                bad = true;
+                let why = results[test].as_ref().err().map(|w| check::excerpt(w));
+                let why = why.unwrap_or_default();
+                println!("\n{test} is failing (a test of {package} not tied to one exercise):\n{why}");
+            }
+            Other::Undeclared => {
+                bad = true;
+                println!(
+                    "\n{test} is failing, and course.toml does not say which exercises it waits for \
+                     (a defect of {package}: declare it under [chapter.waits_for])"
+                );
+            }
+        }
+    }
+    bad
 }
 
 /// `"3"` or `"03"` -> `"03"`.

@@ -55,6 +55,10 @@ pub struct Chapter {
     pub depends: Vec<String>,
     /// The exercises, in the order the book teaches them.
     pub exercises: Vec<Exercise>,
+    /// The chapter's tests not named after one exercise, each with the exercises it waits
+    /// for (`[]`: none, it checks given code); see [`crate::check_plan`].
+    #[serde(default)]
+    pub waits_for: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 /// The whole plan.

@@ -37,6 +37,7 @@
 
 pub mod bench;
 pub mod check;
+pub mod check_plan;
 pub mod check_table;
 pub mod compare;
 pub mod course;
@@ -54,6 +55,7 @@ pub mod job;
 pub mod launch;
 pub mod launcher;
 pub mod launcher_output;
+pub mod libtorch_errors;
 pub mod lockstep;
 pub mod ops;
 pub mod outcome;

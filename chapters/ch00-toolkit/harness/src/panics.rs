@@ -1,14 +1,18 @@
 //! Where did a panic come from, in the learner's terms?
 //!
 //! A panic raised inside a library (the `mpi` crate's assertion when `gather_into_root`
-//! is called on a rank that is not the root, say) points into a file the learner never
-//! wrote. [`place`] then also names the first line of the workspace that called it, found
-//! in a backtrace taken on the spot.
+//! is called on a rank that is not the root, say, or a LibTorch error raised in `tch`)
+//! points into a file the learner never wrote. [`place`] then also names the learner's
+//! function and line (the first frame in a chapter's `src/` or in `solutions/`), else the
+//! first line of the workspace that called it, found in a backtrace taken on the spot.
+//! [`message`] folds LibTorch's C++ backtrace out of a panic message, [`hint`] explains
+//! the known library panics.
 
 use std::panic::Location;
 
-/// `file:line`, and for a panic inside a dependency `file:line (called from your
-/// chapters/...:line)`.
+/// `file:line`, and for a panic inside a dependency `file:line, called from your
+/// FUNCTION at FILE:LINE` (with `via FILE:LINE` when the workspace code that called the
+/// library is a test's helper, not the learner's function).
 pub fn place(location: Option<&Location<'_>>) -> String {
     let Some(loc) = location else {
         return "an unknown place".to_string();
@@ -18,22 +22,37 @@ pub fn place(location: Option<&Location<'_>>) -> String {
         return here;
     }
     let trace = std::backtrace::Backtrace::force_capture().to_string();
-    match caller_in_workspace(&trace) {
-        Some(caller) => format!("{here}, called from {caller}"),
-        None => here,
+    let caller = caller_in_workspace(&trace).map(|c| tidy(&c));
+    match (learner_frame(&trace), caller) {
+        (Some(mine), Some(caller)) if !mine.contains(&caller) => {
+            format!("{here}, called from your {mine} (via {caller})")
+        }
+        (Some(mine), _) => format!("{here}, called from your {mine}"),
+        (None, Some(caller)) => format!("{here}, called from {caller}"),
+        (None, None) => here,
     }
 }
 
+/// The panic's message as the report shows it: LibTorch's C++ backtrace folded away.
+pub fn message(raw: &str) -> String {
+    crate::libtorch_errors::fold(raw)
+}
+
 /// A known library panic, explained: rsmpi asserts that a `*_root` collective runs on
-/// the root (`gather_into_root` on every rank is a classic mistake).
-pub fn hint(location: Option<&Location<'_>>, message: &str) -> Option<&'static str> {
-    let file = location?.file();
+/// the root (`gather_into_root` on every rank is a classic mistake); LibTorch's errors
+/// (an undefined gradient, shapes or kinds that do not match) are named by their message.
+pub fn hint(location: Option<&Location<'_>>, message: &str) -> Option<String> {
+    let file = location.map(|l| l.file()).unwrap_or("");
     let rsmpi_collective = file.contains("/mpi-") && file.ends_with("collective.rs");
-    (rsmpi_collective && message.contains("left == right")).then_some(
-        "a `..._root` collective (gather_into_root, scatter_into_root, reduce_into_root...) \
-         was called on a rank that is not the root: only the root calls it; the other \
-         ranks call the matching `gather_into` / `scatter_into` / `reduce_into`",
-    )
+    if rsmpi_collective && message.contains("left == right") {
+        return Some(
+            "a `..._root` collective (gather_into_root, scatter_into_root, reduce_into_root...) \
+             was called on a rank that is not the root: only the root calls it; the other \
+             ranks call the matching `gather_into` / `scatter_into` / `reduce_into`"
+                .to_string(),
+        );
+    }
+    crate::libtorch_errors::hint(message)
 }
 
 /// True for a file of a dependency or of Rust's standard library.
@@ -52,10 +71,58 @@ fn short(file: &str) -> &str {
     }
 }
 
+/// The learner's frame of a backtrace: the first of the workspace's own frames (see
+/// [`caller_in_workspace`]) whose file is in a chapter's `src/` or in `solutions/` (the
+/// test files, `tests/...`, are the course's), as `FUNCTION at FILE:LINE`.
+pub fn learner_frame(trace: &str) -> Option<String> {
+    let own = own_frames(trace).into_iter().find(|(_, file)| {
+        file.as_deref().is_some_and(|f| {
+            let f = f.replace('\\', "/");
+            let in_src = f.starts_with("src/") || f.contains("/src/");
+            (in_src || f.contains("solutions/")) && !f.contains("/tests/")
+        })
+    })?;
+    let (name, file) = (own.0, own.1?);
+    Some(format!("{} at {}", function_name(&name), tidy(&file)))
+}
+
+/// A path with its `dir/..` pairs taken out: `./../../a/b/../../c/x.rs` -> `./../../c/x.rs`.
+fn tidy(path: &str) -> String {
+    let mut kept: Vec<&str> = vec![];
+    for part in path.split('/') {
+        match kept.last() {
+            Some(&last) if part == ".." && last != ".." && last != "." => {
+                kept.pop();
+            }
+            _ => kept.push(part),
+        }
+    }
+    kept.join("/")
+}
+
+/// `ch07::executor::run_ops::{{closure}}::{{closure}}` -> `run_ops`.
+fn function_name(frame: &str) -> &str {
+    let mut name = frame;
+    while let Some(outer) = name.strip_suffix("::{{closure}}") {
+        name = outer;
+    }
+    name.rsplit("::").next().unwrap_or(name)
+}
+
 /// The first frame of a backtrace that is the workspace's own code (not a dependency,
 /// not the standard library, not this harness), as `file:line`, or as `function NAME`
 /// when the binary has no line tables (release labs).
 pub fn caller_in_workspace(trace: &str) -> Option<String> {
+    let own = own_frames(trace).into_iter().next()?;
+    Some(match own {
+        (_, Some(file)) => file,
+        (name, None) => format!("function {name}"),
+    })
+}
+
+/// The frames of a backtrace that are the workspace's own code, innermost first: (function,
+/// `file:line` when the binary has line tables).
+fn own_frames(trace: &str) -> Vec<(String, Option<String>)> {
     let library = [
         "std::",
         "core::",
@@ -70,6 +137,8 @@ pub fn caller_in_workspace(trace: &str) -> Option<String> {
         "proptest::",
         "__libc",
         "clone",
+        "tch::",
+        "torch_sys::",
     ];
     let mut frames: Vec<(String, Option<String>)> = vec![];
     for line in trace.lines().map(str::trim) {
@@ -84,15 +153,12 @@ pub fn caller_in_workspace(trace: &str) -> Option<String> {
             }
         }
     }
-    let own = frames.into_iter().find(|(name, file)| {
+    frames.retain(|(name, file)| {
         let lib_fn = library.iter().any(|p| name.starts_with(p));
         let lib_file = file.as_deref().is_some_and(is_library);
         !lib_fn && !lib_file
-    })?;
-    Some(match own {
-        (_, Some(file)) => file,
-        (name, None) => format!("function {name}"),
-    })
+    });
+    frames
 }
 
 #[cfg(test)]
@@ -129,6 +195,56 @@ mod tests {
             found.as_deref(),
             Some("function ch00::gather::gather_on_root")
         );
+    }
+
+    #[test]
+    fn a_libtorch_panic_names_the_learners_function_below_the_tests_helper() {
+        let trace = "   0: std::backtrace::Backtrace::force_capture
+             at /rustc/abc/library/std/src/backtrace.rs:312:13
+   1: toolkit::panics::place
+             at ./chapters/ch00-toolkit/harness/src/panics.rs:27:17
+   2: core::result::Result<T,E>::unwrap
+             at /rustc/abc/library/core/src/result.rs:1173:23
+   3: tch::wrappers::tensor_generated::<impl tch::wrappers::tensor::Tensor>::detach
+             at /root/.cargo/registry/src/index.crates.io-x/tch-0.24.0/src/wrappers/tensor_generated.rs:8379:9
+   4: executor::common::ref_send
+             at ./tests/common/mod.rs:33:29
+   5: ch07::executor::run_ops::{{closure}}::{{closure}}
+             at ./src/executor.rs:98:45
+   6: mpi::request::scope
+             at /root/.cargo/registry/src/index.crates.io-x/mpi-0.8.2/src/request.rs:130:5
+   7: ch07::executor::run_ops
+             at ./src/executor.rs:50:5";
+        assert_eq!(
+            caller_in_workspace(trace).as_deref(),
+            Some("./tests/common/mod.rs:33")
+        );
+        assert_eq!(
+            learner_frame(trace).as_deref(),
+            Some("run_ops at ./src/executor.rs:98")
+        );
+        let solution = trace.replace(
+            "./src/executor.rs",
+            "./src/../../../solutions/ch07-pipeline/executor.rs",
+        );
+        assert_eq!(
+            learner_frame(&solution).as_deref(),
+            Some("run_ops at ./../../solutions/ch07-pipeline/executor.rs:98")
+        );
+        let only_tests =
+            "   1: executor::common::ref_send\n             at ./tests/common/mod.rs:33:29";
+        assert_eq!(learner_frame(only_tests), None);
+    }
+
+    #[test]
+    fn paths_lose_their_dir_dot_dot_pairs() {
+        let via =
+            "./../../solutions/ch07-pipeline/../../chapters/ch07-pipeline/tests/common/mod.rs:33";
+        assert_eq!(
+            tidy(via),
+            "./../../chapters/ch07-pipeline/tests/common/mod.rs:33"
+        );
+        assert_eq!(tidy("./src/x.rs:1"), "./src/x.rs:1");
     }
 
     #[test]

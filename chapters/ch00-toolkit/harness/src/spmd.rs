@@ -117,6 +117,7 @@ fn install_panic_hook() {
         } else {
             "(no message)".to_string()
         };
+        let msg = crate::panics::message(&msg);
         let place = crate::panics::place(info.location());
         let hint = crate::panics::hint(info.location(), &msg)
             .map(|h| format!("\n  hint: {h}"))

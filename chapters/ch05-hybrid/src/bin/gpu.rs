@@ -2,7 +2,8 @@
 //! where the MPI can read GPU memory, CUDA-aware ping-pong and allreduce, with the
 //! staging model's prediction (ex 5.7) beside each.
 //!
-//! Run: `make run CH=05 BIN=gpu [NP=4] [SOLUTION=1]`; more ranks than GPUs on a node:
+//! Run: `make run CH=05 BIN=gpu [NP=2] [SOLUTION=1]` (2 ranks unless NP says otherwise:
+//! `ranks` in Cargo.toml's `[package.metadata.workbook]`); more ranks than GPUs on a node:
 //! `cargo run --release -p ch05-hybrid --features solution --bin gpu -- --share`.
 //! Expect: one line per rank with its place on the node and its GPU; without a GPU, one
 //! line saying why the device part is skipped, then the same staged code on CPU tensors
@@ -125,6 +126,7 @@ fn main() {
     }
     let m: Links = measure_links(&world, dev);
     let p = world.size() as usize;
+    let (_, on_node) = local_place(&world);
     let top = if dev == Device::Cpu { 24 } else { 28 };
     let mut rows = vec![];
     for shift in (3..=top)
@@ -177,6 +179,14 @@ fn main() {
                 "device to host"
             }
         );
+        let cores = toolkit::report::host_cores();
+        if on_node > cores {
+            println!(
+                "note: {on_node} ranks share this node's {cores} core(s): the figures below \
+                 measure oversubscription (ranks taking turns on a core), not the link; run \
+                 with NP={cores} or fewer to measure the link"
+            );
+        }
         let csv = toolkit::report::print_and_save(&rows, "ch05-gpu.csv").expect("write csv");
         println!(
             "(times are the slowest rank's; CSV: {} under target/workbook/)",

@@ -114,19 +114,14 @@ pub fn matches_serial(
     }
     if let Some((gi, gj, r, c, got, want)) = first {
         let (rows, cols) = (b.rows.len(), b.cols.len());
-        let edge = r == 0 || c == 0 || r + 1 == rows || c + 1 == cols;
-        let place = if edge {
-            "on the block's boundary ring (next to the ghosts)"
-        } else {
-            "inside the block (next to no ghost)"
-        };
+        let suspects = suspects(variant, case.threads, (r, c), (rows, cols));
         return Err(format!(
             "after {} step(s) with {} thread(s) per rank, rank {rank}'s cell ({gi}, {gj}) is \
-             {got:e} but the serial solver has {want:e}: a cell {place}, row {} of the \
-             block's {rows} ({wrong} of {} cells of the block differ)",
+             {got:e} but the serial solver has {want:e} (rows and columns counted from 0 here): \
+             row {r} of the block's rows 0..{rows}, column {c} of 0..{cols}; {suspects} \
+             ({wrong} of {} cells of the block differ)",
             case.steps,
             case.threads,
-            r + 1,
             rows * cols
         ));
     }
@@ -137,6 +132,47 @@ pub fn matches_serial(
         &[serial_residual],
         p.rows * p.cols,
     )
+}
+
+/// Where a wrong cell at block row `r`, column `c` points. Ex 5.2 (the test's exchange
+/// fills the ghosts): the first or last row of a thread's band (rows cut as `block_range`
+/// cuts them), the first or last column. Ex 5.3: the boundary ring (updated after the
+/// unpack), else the first or last row of an interior band (rows `1..rows - 1`).
+fn suspects(variant: Variant, threads: usize, at: (usize, usize), size: (usize, usize)) -> String {
+    let ((r, c), (rows, cols)) = (at, size);
+    let ring = r == 0 || c == 0 || r + 1 == rows || c + 1 == cols;
+    let mut out = vec![];
+    if variant == Variant::Overlapped && ring {
+        out.push("a cell on the block's boundary ring (next to the ghosts), updated after the ghosts are unpacked".to_string());
+    }
+    // The rows the bands share: all of them (ex 5.2), or the interior's (ex 5.3).
+    let (skip, banded) = match variant {
+        Variant::Threaded => (0, rows),
+        Variant::Overlapped => (1, rows.saturating_sub(2)),
+    };
+    if out.is_empty() && banded > 0 {
+        let bands = threads.min(banded).max(1);
+        let of = |t| toolkit::split::block_range(banded, bands, t);
+        let t = (0..bands)
+            .find(|&t| of(t).contains(&(r - skip)))
+            .unwrap_or(0);
+        let (a, b) = (skip + of(t).start, skip + of(t).end);
+        if r == a || r + 1 == b {
+            let which = if r == a { "first" } else { "last" };
+            out.push(format!(
+                "the {which} row of thread {t}'s band (rows {a}..{b} of the block, {bands} \
+                 band(s) cut as `block_range` cuts them): check the band's slice of `dst.data` \
+                 and the `first` row handed to `update_band`"
+            ));
+        }
+    }
+    if variant == Variant::Threaded && (c == 0 || c + 1 == cols) {
+        out.push("in the block's first or last column: `update_band`'s columns are the padded `1..cols + 1`".into());
+    }
+    if out.is_empty() {
+        out.push("a cell inside a band, next to no ghost: the update itself differs".into());
+    }
+    format!("it is {}", out.join("; or it is "))
 }
 
 /// The property of ex 5.2 and 5.3: `variant` with `parts` equals the serial solver.

@@ -1,0 +1,142 @@
+//! A planted mistake of ex 7.5 (see planted_mistakes.rs): the solution's executor with the
+//! received input NOT marked `set_requires_grad(true)`. The backward then computes no
+//! gradient for it, and sending `x.grad()` (an undefined tensor) makes LibTorch panic.
+
+use ch07::addition::MicroBatches;
+use ch07::plan::Op;
+use ch07::stage_model::StageModel;
+use ch07::trace::{Phase, Timeline};
+use ch07::wire::Transfer;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use std::collections::HashMap;
+use std::time::Instant;
+use tch::Tensor;
+
+/// The solution's `run_ops`, less one call.
+pub fn run_ops(
+    pipe: &SimpleCommunicator,
+    ops: &[Op],
+    stage: &StageModel,
+    batch: &MicroBatches,
+    io: Transfer,
+    trace: &mut Timeline,
+) -> Result<f64, String> {
+    let (s, p) = (pipe.rank() as usize, pipe.size() as usize);
+    let (first, last) = (s == 0, s + 1 == p);
+    let m = batch.len();
+    let rows = batch.rows();
+    let (in_shape, out_shape) = (stage.in_shape(rows), stage.out_shape(rows));
+    // One staging buffer per send this step, allocated before the scope: MPI reads each
+    // until its request completes, so none may move or be reused meanwhile.
+    let sends = ops
+        .iter()
+        .filter(|op| {
+            matches!(op, Op::Forward(_) if !last) || matches!(op, Op::Backward(_) if !first)
+        })
+        .count();
+    let mut bufs = vec![Vec::<f64>::new(); sends];
+    let mut loss_sum = 0.0;
+    mpi::request::scope(|scope| {
+        let mut slots = bufs.iter_mut();
+        let mut pending = Vec::with_capacity(sends);
+        // The input (requires grad) and the output (or the scaled loss) of each
+        // micro-batch in flight, from its forward to its backward.
+        let mut kept: HashMap<usize, (Tensor, Tensor)> = HashMap::new();
+        let mut outcome = Ok(());
+        for &op in ops {
+            let step = (|| -> Result<(), String> {
+                match op {
+                    Op::Forward(i) => {
+                        let t0 = Instant::now();
+                        // ANCHOR: no_requires_grad
+                        let x = match first {
+                            true => batch.inputs[i].shallow_clone(),
+                            false => {
+                                let x = (io.recv)(pipe, s - 1, i as i32, &in_shape, stage.device)?;
+                                trace.record(Phase::Receive, i, t0);
+                                x // the mistake: `x.set_requires_grad(true)`
+                            }
+                        };
+                        // ANCHOR_END: no_requires_grad
+                        let t0 = Instant::now();
+                        let y = stage.forward(&x);
+                        let y = match last {
+                            // The 1/m: the batch's loss is the mean of the micro-batches'.
+                            true => StageModel::loss(&y, &batch.targets[i]) / m as f64,
+                            false => y,
+                        };
+                        trace.record(Phase::Forward, i, t0);
+                        if !last {
+                            let t0 = Instant::now();
+                            let buf = slots.next().expect("one buffer per send");
+                            pending.push((io.send)(
+                                pipe,
+                                s + 1,
+                                i as i32,
+                                &y,
+                                &out_shape,
+                                buf,
+                                scope,
+                            )?);
+                            trace.record(Phase::Send, i, t0);
+                        }
+                        kept.insert(i, (x, y));
+                    }
+                    Op::Backward(i) => {
+                        let (x, y) = kept
+                            .remove(&i)
+                            .ok_or(format!("stage {s}: Backward({i}) before Forward({i})"))?;
+                        let t0 = Instant::now();
+                        let dy = match last {
+                            true => None,
+                            false => {
+                                Some((io.recv)(pipe, s + 1, i as i32, &out_shape, stage.device)?)
+                            }
+                        };
+                        if dy.is_some() {
+                            trace.record(Phase::Receive, i, t0);
+                        }
+                        let t0 = Instant::now();
+                        match &dy {
+                            None => {
+                                loss_sum += y.double_value(&[]);
+                                y.backward();
+                            }
+                            // d(sum(y * dy))/dy = dy: the received gradient flows back through y.
+                            Some(dy) => (&y * dy).sum(tch::Kind::Double).backward(),
+                        }
+                        trace.record(Phase::Backward, i, t0);
+                        if !first {
+                            let t0 = Instant::now();
+                            let buf = slots.next().expect("one buffer per send");
+                            pending.push((io.send)(
+                                pipe,
+                                s - 1,
+                                i as i32,
+                                &x.grad(),
+                                &in_shape,
+                                buf,
+                                scope,
+                            )?);
+                            trace.record(Phase::Send, i, t0);
+                        }
+                    }
+                }
+                Ok(())
+            })();
+            if let Err(why) = step {
+                outcome = Err(format!("stage {s}, {op:?}: {why}"));
+                break;
+            }
+        }
+        // Every send completes before the step ends (and before the buffers go).
+        let t0 = Instant::now();
+        for r in pending {
+            r.wait();
+        }
+        trace.record(Phase::Send, m, t0);
+        outcome
+    })?;
+    Ok(loss_sum)
+}

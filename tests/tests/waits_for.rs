@@ -1,0 +1,86 @@
+//! Every test of a chapter's `tests/` is either named after one exercise (`exN_M_...`) or
+//! declared in course.toml's `[chapter.waits_for]` with the exercises it waits for, so
+//! that `make check` can tell a test waiting for unfinished exercises from a failure.
+//! Every declared test exists, and waits only for exercises of its chapter.
+
+use std::collections::BTreeSet;
+use toolkit::check::{exercise_of, rust_files};
+use toolkit::course::Course;
+use workbook_tests::repo_root;
+
+/// The test functions of a file: `#[test] fn NAME` and `mpi_test!`'s `fn NAME(world at`.
+fn tests_in(text: &str) -> Vec<String> {
+    let mut names = vec![];
+    let mut after_test_attr = false;
+    for line in text.lines().map(str::trim) {
+        if line == "#[test]" {
+            after_test_attr = true;
+            continue;
+        }
+        let Some(rest) = line.strip_prefix("fn ").or(line.strip_prefix("pub fn ")) else {
+            after_test_attr &= line.starts_with("#[");
+            continue;
+        };
+        let (name, args) = rest.split_once('(').unwrap_or((rest, ""));
+        let mpi = args.split_whitespace().nth(1) == Some("at");
+        if after_test_attr || mpi {
+            names.push(name.to_string());
+        }
+        after_test_attr = false;
+    }
+    names
+}
+
+#[test]
+fn the_parser_finds_plain_and_mpi_tests() {
+    let text = "#[test]\n#[ignore]\nfn a() {}\nfn helper() {}\nmpi_test! {\n    fn ex1_2_b(world at &[2]) {\n";
+    assert_eq!(tests_in(text), ["a", "ex1_2_b"]);
+}
+
+#[test]
+fn every_test_not_named_after_an_exercise_is_declared_in_course_toml() {
+    let root = repo_root();
+    let course = Course::load(&root).unwrap();
+    let mut problems = vec![];
+    for chapter in &course.chapters {
+        let dir = toolkit::check::chapter_dir(&root, &chapter.id).unwrap();
+        let mut found = BTreeSet::new();
+        for file in rust_files(&dir.join("tests")) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for name in tests_in(&text) {
+                let rel = file
+                    .strip_prefix(&root)
+                    .unwrap_or(&file)
+                    .display()
+                    .to_string();
+                if exercise_of(&name).is_none() && !chapter.waits_for.contains_key(&name) {
+                    problems.push(format!(
+                        "{rel}: test `{name}` is not named after one exercise and course.toml's \
+                         chapter {} does not declare it: add `{name} = [\"N.M\", ...]` (the \
+                         exercises it waits for, [] for none) under its [chapter.waits_for]",
+                        chapter.id
+                    ));
+                }
+                found.insert(name);
+            }
+        }
+        for (name, ids) in &chapter.waits_for {
+            if !found.contains(name) {
+                problems.push(format!(
+                    "course.toml chapter {}: `{name}` under [chapter.waits_for] is no test of {}",
+                    chapter.id,
+                    dir.display()
+                ));
+            }
+            for id in ids {
+                if !chapter.exercises.iter().any(|e| &e.id == id) {
+                    problems.push(format!(
+                        "course.toml chapter {}: `{name}` waits for ex {id}, not an exercise of the chapter",
+                        chapter.id
+                    ));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
