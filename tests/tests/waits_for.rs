@@ -8,25 +8,32 @@ use toolkit::check::{exercise_of, rust_files};
 use toolkit::course::Course;
 use workbook_tests::repo_root;
 
-/// The test functions of a file: `#[test] fn NAME` and `mpi_test!`'s `fn NAME(world at`.
+/// The test functions of a file that a learner's `make check` runs: `#[test] fn NAME` and
+/// `mpi_test!`'s `fn NAME(world at`, less those built only with the solutions
+/// (`#[cfg(feature = "solution")]`: the planted faults), which `make check` never sees.
 fn tests_in(text: &str) -> Vec<String> {
     let mut names = vec![];
-    let mut after_test_attr = false;
+    let (mut after_test_attr, mut solution_only) = (false, false);
     for line in text.lines().map(str::trim) {
         if line == "#[test]" {
             after_test_attr = true;
             continue;
         }
+        if line == "#[cfg(feature = \"solution\")]" {
+            solution_only = true;
+            continue;
+        }
         let Some(rest) = line.strip_prefix("fn ").or(line.strip_prefix("pub fn ")) else {
             after_test_attr &= line.starts_with("#[");
+            solution_only &= line.starts_with("#[") || line.starts_with("///");
             continue;
         };
         let (name, args) = rest.split_once('(').unwrap_or((rest, ""));
         let mpi = args.split_whitespace().nth(1) == Some("at");
-        if after_test_attr || mpi {
+        if (after_test_attr || mpi) && !solution_only {
             names.push(name.to_string());
         }
-        after_test_attr = false;
+        (after_test_attr, solution_only) = (false, false);
     }
     names
 }
@@ -35,6 +42,9 @@ fn tests_in(text: &str) -> Vec<String> {
 fn the_parser_finds_plain_and_mpi_tests() {
     let text = "#[test]\n#[ignore]\nfn a() {}\nfn helper() {}\nmpi_test! {\n    fn ex1_2_b(world at &[2]) {\n";
     assert_eq!(tests_in(text), ["a", "ex1_2_b"]);
+    let planted =
+        "#[cfg(feature = \"solution\")]\n#[test]\nfn planted_x() {}\n#[test]\nfn c() {}\n";
+    assert_eq!(tests_in(planted), ["c"]);
 }
 
 #[test]

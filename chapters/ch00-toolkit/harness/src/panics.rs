@@ -55,16 +55,20 @@ pub fn hint(location: Option<&Location<'_>>, message: &str) -> Option<String> {
     crate::libtorch_errors::hint(message)
 }
 
+/// Where cargo unpacks the crates it downloads: `$CARGO_HOME/registry/src/<index>/`, with
+/// `CARGO_HOME` `~/.cargo` by default but anywhere on a machine (or CI) that sets it.
+const REGISTRY_SRC: &str = "/registry/src/";
+
 /// True for a file of a dependency or of Rust's standard library.
 fn is_library(file: &str) -> bool {
-    file.contains("/.cargo/registry/") || file.contains("/rustc/") || file.starts_with("/rustc")
+    file.contains(REGISTRY_SRC) || file.contains("/rustc/") || file.starts_with("/rustc")
 }
 
 /// A registry path cut to `mpi-0.8.2/src/collective.rs`.
 fn short(file: &str) -> &str {
-    match file.find("/.cargo/registry/src/") {
+    match file.find(REGISTRY_SRC) {
         Some(i) => {
-            let rest = &file[i + "/.cargo/registry/src/".len()..];
+            let rest = &file[i + REGISTRY_SRC.len()..];
             rest.split_once('/').map(|(_, r)| r).unwrap_or(rest)
         }
         None => file,
@@ -249,6 +253,13 @@ mod tests {
 
     #[test]
     fn registry_paths_are_shortened() {
+        let elsewhere =
+            "/tmp/ci/cargo-home/registry/src/index.crates.io-1949/tch-0.24.0/src/lib.rs";
+        assert_eq!(short(elsewhere), "tch-0.24.0/src/lib.rs");
+        assert!(
+            is_library(elsewhere),
+            "a CARGO_HOME of its own is still the registry"
+        );
         let f = "/root/.cargo/registry/src/index.crates.io-1949/mpi-0.8.2/src/collective.rs";
         assert_eq!(short(f), "mpi-0.8.2/src/collective.rs");
     }
