@@ -150,7 +150,9 @@ outputs:
 	    && mv $$out.tmp $$out && echo "outputs: wrote $$out" || { cat $$out.tmp; rm -f $$out.tmp; exit 1; }; \
 	done
 ifeq ($(CH),00)
+	rm -rf $(TARGET_DIR)/workbook/planted
 	cargo test -q -p toolkit --test planted_faults --test failure_reports >/dev/null
+	cargo test -q -p ch06-data-parallel --features solution --test broadcast planted_ >/dev/null
 	cp $(TARGET_DIR)/workbook/planted/*.txt book/src/ch00-toolkit/output/
 	{ echo '$$ make check CH=00'; $(MAKE) -s --no-print-directory check CH=00 2>&1 || true; } > book/src/ch00-toolkit/output/check.txt
 	@echo "outputs: wrote the planted-fault reports and check.txt"
@@ -267,10 +269,10 @@ endif
 # Each sets up and tears down everything it starts, within its deadline.
 .PHONY: cluster-test slurm-test cluster-outputs sbatch
 cluster-test:
-	timeout 1200 scripts/cluster/test.sh
+	timeout --foreground 1200 scripts/cluster/test.sh
 
 slurm-test:
-	timeout 1500 scripts/slurm/test.sh
+	timeout --foreground 1500 scripts/slurm/test.sh
 
 # A chapter's Slurm batch script: target/slurm/chNN.sbatch (submit with sbatch).
 sbatch:
@@ -282,4 +284,4 @@ sbatch:
 
 # The cluster page's figures: book/src/cluster/output/*.txt, each with its command first.
 cluster-outputs:
-	timeout 1800 scripts/cluster/outputs.sh
+	timeout --foreground 1800 scripts/cluster/outputs.sh

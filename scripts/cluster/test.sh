@@ -10,6 +10,11 @@
 # then removes the cluster (always, even on failure) and checks nothing is left running.
 # Root only. Expect about a minute after the build; output under target/cluster/.
 set -euo pipefail
+# Ctrl-C (SIGINT to the whole process group) or SIGTERM ends the script at once, through
+# its EXIT trap (the teardown); every `timeout` here runs in the foreground, so the signal
+# reaches the step that is running too.
+trap 'echo "$(basename "$0"): interrupted" >&2; exit 130' INT
+trap 'echo "$(basename "$0"): terminated" >&2; exit 143' TERM
 cd "$(dirname "$0")/../.."
 TARGET=${CARGO_TARGET_DIR:-target}
 OUT=$TARGET/cluster
@@ -48,7 +53,7 @@ eval "$(scripts/cluster/netns.sh env)"
 
 # 1. hello: two nodes, local ranks 0..1 on each.
 t=$(date +%s)
-NP=4 timeout 60 "$TARGET/release/hello" > "$OUT/hello.txt" 2>&1 || { cat "$OUT/hello.txt"; fail "hello"; }
+NP=4 timeout --foreground 60 "$TARGET/release/hello" > "$OUT/hello.txt" 2>&1 || { cat "$OUT/hello.txt"; fail "hello"; }
 grep -q "node node-a: ranks 0, 1$" "$OUT/hello.txt" || fail "hello: no 'node node-a: ranks 0, 1' in $OUT/hello.txt"
 grep -q "node node-b: ranks 2, 3$" "$OUT/hello.txt" || fail "hello: no 'node node-b: ranks 2, 3' in $OUT/hello.txt"
 for rank_local in "2 .*node-b .* 0 " "3 .*node-b .* 1 "; do
@@ -59,7 +64,7 @@ echo "cluster-test: 1. hello: ranks 0, 1 on node-a and 2, 3 on node-b, local ran
 # 2. chapter 3's property test, its ranks seen running on node-b.
 t=$(date +%s)
 start_watch node-b "$OUT/node-b-ch03.txt"
-timeout 600 cargo test -q --release -p ch03-ring-allreduce --features solution --test allreduce ex3_3 \
+timeout --foreground 600 cargo test -q --release -p ch03-ring-allreduce --features solution --test allreduce ex3_3 \
   > "$OUT/ch03.txt" 2>&1 || { stop_watch; cat "$OUT/ch03.txt"; fail "chapter 3 property test"; }
 stop_watch
 grep -q "test result: ok. 1 passed" "$OUT/ch03.txt" || fail "chapter 3: no passing test in $OUT/ch03.txt"
@@ -69,7 +74,7 @@ echo "cluster-test: 2. chapter 3 ex 3.3 property (1..8 ranks) passed, ranks ran 
 # 3. chapter 6's trainer across the nodes.
 t=$(date +%s)
 start_watch node-b "$OUT/node-b-train.txt"
-NP=4 timeout 180 "$TARGET/release/train" --model mlp --epochs 2 > "$OUT/train.txt" 2>&1 \
+NP=4 timeout --foreground 180 "$TARGET/release/train" --model mlp --epochs 2 > "$OUT/train.txt" 2>&1 \
   || { stop_watch; cat "$OUT/train.txt"; fail "the trainer"; }
 stop_watch
 grep -q "2 ranks on this node" "$OUT/train.txt" || fail "trainer: threads not planned per node (no '2 ranks on this node')"
@@ -80,7 +85,7 @@ echo "cluster-test: 3. trainer across node-a and node-b: test accuracy $acc% aft
 
 # 4. a rank killed on node-b ends the job on node-a.
 t=$(date +%s)
-( rc=0; NP=4 timeout 120 "$TARGET/release/train" --model mlp --epochs 100000 > "$OUT/kill.txt" 2>&1 || rc=$?
+( rc=0; NP=4 timeout --foreground 120 "$TARGET/release/train" --model mlp --epochs 100000 > "$OUT/kill.txt" 2>&1 || rc=$?
   echo "$rc" > "$OUT/kill.rc" ) &
 JOB=$!
 victim=""
@@ -107,7 +112,7 @@ echo "$secs" > "$OUT/kill-seconds.txt"
 # 5. past its deadline, the job is stopped on both nodes.
 t=$(date +%s)
 rc=0
-WORKBOOK_JOB_TIMEOUT=4 NP=4 timeout 60 "$TARGET/release/train" --model mlp --epochs 100000 \
+WORKBOOK_JOB_TIMEOUT=4 NP=4 timeout --foreground 60 "$TARGET/release/train" --model mlp --epochs 100000 \
   > "$OUT/deadline.txt" 2>&1 || rc=$?
 [ "$rc" != 0 ] || fail "the job past its deadline exited 0"
 grep -q "ran past its 4 s deadline" "$OUT/deadline.txt" || { cat "$OUT/deadline.txt"; fail "no deadline message"; }

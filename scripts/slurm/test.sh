@@ -10,6 +10,11 @@
 # then stops Slurm and munge (always) and checks that nothing of them is left running.
 # Root only. Expect about two minutes after the build.
 set -euo pipefail
+# Ctrl-C (SIGINT to the whole process group) or SIGTERM ends the script at once, through
+# its EXIT trap (the teardown); every `timeout` here runs in the foreground, so the signal
+# reaches the step that is running too.
+trap 'echo "$(basename "$0"): interrupted" >&2; exit 130' INT
+trap 'echo "$(basename "$0"): terminated" >&2; exit 143' TERM
 cd "$(dirname "$0")/../.."
 TARGET=${CARGO_TARGET_DIR:-target}
 OUT=$TARGET/slurm-test
@@ -35,10 +40,10 @@ echo "slurm-test: Slurm started in $(elapsed "$t") s"
 
 # 1. a lab, re-launched through srun, and started by srun directly.
 t=$(date +%s)
-MPIRUN=srun NP=4 timeout 60 "$TARGET/release/hello" > "$OUT/hello-relaunch.txt" 2>&1 \
+MPIRUN=srun NP=4 timeout --foreground 60 "$TARGET/release/hello" > "$OUT/hello-relaunch.txt" 2>&1 \
   || { cat "$OUT/hello-relaunch.txt"; fail "MPIRUN=srun hello"; }
 grep -q "hello: 4 ranks answered" "$OUT/hello-relaunch.txt" || fail "MPIRUN=srun hello: not 4 ranks"
-timeout 60 srun -n 4 --mpi=pmix "$TARGET/release/hello" > "$OUT/hello-srun.txt" 2>&1 \
+timeout --foreground 60 srun -n 4 --mpi=pmix "$TARGET/release/hello" > "$OUT/hello-srun.txt" 2>&1 \
   || { cat "$OUT/hello-srun.txt"; fail "srun -n 4 hello"; }
 grep -q "hello: 4 ranks answered" "$OUT/hello-srun.txt" || fail "srun -n 4 hello: not 4 ranks"
 echo "slurm-test: 1. MPIRUN=srun NP=4 hello and srun -n 4 hello: 4 ranks each ($(elapsed "$t") s)"
@@ -46,7 +51,7 @@ echo "slurm-test: 1. MPIRUN=srun NP=4 hello and srun -n 4 hello: 4 ranks each ($
 # 2. a property test through srun: one job per rank count.
 t=$(date +%s)
 before=$(jobs_so_far)
-MPIRUN=srun timeout 600 cargo test -q --release -p ch03-ring-allreduce --features solution --test allreduce ex3_3 \
+MPIRUN=srun timeout --foreground 600 cargo test -q --release -p ch03-ring-allreduce --features solution --test allreduce ex3_3 \
   > "$OUT/ch03.txt" 2>&1 || { cat "$OUT/ch03.txt"; fail "MPIRUN=srun chapter 3 property test"; }
 grep -q "test result: ok. 1 passed" "$OUT/ch03.txt" || fail "chapter 3: no passing test"
 jobs=$(( $(jobs_so_far) - before ))
@@ -56,7 +61,7 @@ echo "slurm-test: 2. MPIRUN=srun ex 3.3 property passed at 1..8 ranks, $jobs Slu
 # 3. past its deadline, a job under srun is cancelled on every rank.
 t=$(date +%s)
 rc=0
-WORKBOOK_JOB_TIMEOUT=4 MPIRUN=srun NP=4 timeout 60 "$TARGET/release/train" --model mlp --epochs 100000 \
+WORKBOOK_JOB_TIMEOUT=4 MPIRUN=srun NP=4 timeout --foreground 60 "$TARGET/release/train" --model mlp --epochs 100000 \
   > "$OUT/deadline.txt" 2>&1 || rc=$?
 [ "$rc" != 0 ] || fail "the job past its deadline exited 0"
 grep -q "ran past its 4 s deadline" "$OUT/deadline.txt" || { cat "$OUT/deadline.txt"; fail "no deadline message"; }
@@ -68,7 +73,7 @@ echo "slurm-test: 3. a trainer past WORKBOOK_JOB_TIMEOUT=4 was cancelled whole; 
 t=$(date +%s)
 make -s sbatch CH=00 >/dev/null
 rm -f target/slurm/workbook-ch00-*.out
-timeout 900 sbatch --wait target/slurm/ch00.sbatch > "$OUT/sbatch.txt" 2>&1 || { cat "$OUT/sbatch.txt"; fail "sbatch --wait"; }
+timeout --foreground 900 sbatch --wait target/slurm/ch00.sbatch > "$OUT/sbatch.txt" 2>&1 || { cat "$OUT/sbatch.txt"; fail "sbatch --wait"; }
 id=$(sed -n 's/^Submitted batch job \([0-9]*\)/\1/p' "$OUT/sbatch.txt")
 out="target/slurm/workbook-ch00-$id.out"
 [ -f "$out" ] || fail "no $out"

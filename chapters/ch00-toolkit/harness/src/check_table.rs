@@ -5,7 +5,7 @@
 
 use crate::check::{self, Exercise, Place, Status};
 use crate::check_plan::{self, Other};
-use crate::course::Course;
+use crate::course::{Chapter, Course};
 use crate::progress::Progress;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -70,9 +70,12 @@ pub fn check_chapter(root: &Path, nn: &str, next: bool) -> Verdict {
     };
     let package = dir.file_name().unwrap().to_string_lossy().into_owned();
     println!(
-        "workbook check: running the tests of {package} on your code (this may take a minute)..."
+        "workbook check: running the tests of {package} on your code (this may take a minute);\n  {}",
+        crate::waiting::deadlines()
     );
-    let run = check::cargo_test(root, &package, false);
+    let course = Course::load(root).ok();
+    let chapter = course.as_ref().and_then(|c| c.chapter(&chapter_id(nn)));
+    let (run, list) = run_in_two_rounds(root, &package, &dir, chapter);
     if let Some(errors) = run.build_error {
         println!(
             "{errors}\n\nworkbook check: {package} does not compile; fix the errors above first."
@@ -81,9 +84,6 @@ pub fn check_chapter(root: &Path, nn: &str, next: bool) -> Verdict {
         return Verdict { code: 2, summary };
     }
     let places = check::exercise_places(root, &dir);
-    let list = check::verdicts(&check::exercises_in(&dir), &places, &run);
-    let course = Course::load(root).ok();
-    let chapter = course.as_ref().and_then(|c| c.chapter(&chapter_id(nn)));
     let ordered = check_plan::in_course_order(&list, chapter);
     print_table(ordered.iter().copied());
     for e in &ordered {
@@ -125,6 +125,53 @@ pub fn check_chapter(root: &Path, nn: &str, next: bool) -> Verdict {
     }
     let code = if done { 0 } else { 1 };
     Verdict { code, summary }
+}
+
+/// Runs the chapter's tests in two rounds and judges its exercises: first every test but
+/// those that wait for exercises (course.toml's `[chapter.waits_for]`), then those whose
+/// exercises all passed. A test waiting for an unfinished exercise is not run (it could
+/// only fail, and a hang in it would cost one more deadline); it counts as failed, which
+/// the table shows as waiting.
+fn run_in_two_rounds(
+    root: &Path,
+    package: &str,
+    dir: &Path,
+    chapter: Option<&Chapter>,
+) -> (crate::test_run::TestRun, Vec<Exercise>) {
+    let held: Vec<(&String, &Vec<String>)> = chapter
+        .map(|c| {
+            c.waits_for
+                .iter()
+                .filter(|(_, ids)| !ids.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut first = vec!["--exact".to_string()];
+    for (test, _) in &held {
+        first.extend(["--skip".to_string(), test.to_string()]);
+    }
+    let mut run = crate::test_run::cargo_test_with(root, package, false, &first);
+    let places = check::exercise_places(root, dir);
+    let list = check::verdicts(&check::exercises_in(dir), &places, &run);
+    if run.build_error.is_some() {
+        return (run, list);
+    }
+    let passed = |id: &String| {
+        list.iter()
+            .any(|e| &e.id == id && e.status == Status::Passed)
+    };
+    let (ready, waiting): (Vec<_>, Vec<_>) =
+        held.iter().partition(|(_, ids)| ids.iter().all(passed));
+    if !ready.is_empty() {
+        let mut second = vec!["--exact".to_string()];
+        second.extend(ready.iter().map(|(t, _)| t.to_string()));
+        let more = crate::test_run::cargo_test_with(root, package, false, &second);
+        run.results.extend(more.results);
+    }
+    for (test, _) in waiting {
+        run.results.insert(test.to_string(), Err(String::new()));
+    }
+    (run, list)
 }
 
 /// Prints the failing tests not named after one exercise: those waiting for unfinished

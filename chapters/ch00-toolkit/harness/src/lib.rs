@@ -29,7 +29,8 @@
 //! - [`compare`], [`report`], [`plot`], [`bench`](mod@bench): checking results, timing
 //!   over ranks, tables, CSV and SVG files under `target/workbook/`, benchmarks over rank
 //!   counts.
-//! - [`check`]: `make check` and `make verify` (the `workbook` binary); [`progress`]: the
+//! - [`check`]: `make check` and `make verify` (the `workbook` binary); [`test_run`]: `cargo test`
+//!   and libtest's verdicts; [`waiting`]: what a long check waits for, said while it waits; [`progress`]: the
 //!   progress file each `make check` writes and the class table `make class` merges.
 //! - [`course`]: the course plan (`course.toml`), the one source of every minute the book
 //!   states; [`schedule`], [`course_map`], [`teaching`]: the teaching pages made from it;
@@ -69,8 +70,10 @@ pub mod settings;
 pub mod split;
 pub mod spmd;
 pub mod teaching;
+pub mod test_run;
 pub mod testing;
 pub mod trace;
+pub mod waiting;
 pub mod watchdog;
 pub mod wrappers;
 

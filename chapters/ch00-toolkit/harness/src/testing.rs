@@ -36,12 +36,38 @@ where
     if launch::under_mpirun() {
         run_body_with(test_name, needed, body);
     }
+    if let Some(hung) = hung_sibling(test_name) {
+        fail(&format!(
+            "`{test_name}` not run: `{hung}`, a test of the same exercise, hung; \
+             fix that one first (each hang costs a deadline)"
+        ));
+    }
     for &n in ranks {
         let out = launch(test_name, n, &[]);
         if let Err(why) = verdict(test_name, n, &out) {
+            if out.wall >= crate::watchdog::case_limit() && why.contains("DEADLOCK?") {
+                HUNG.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(test_name.to_string());
+            }
             fail(&why);
         }
     }
+}
+
+/// The tests of this binary that hung (their deadline passed), by name.
+static HUNG: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// A test of the same exercise (`ex7_5_...` for `ex7_5_...`) that hung in this binary.
+fn hung_sibling(test_name: &str) -> Option<String> {
+    let exercise = |t: &str| {
+        let mut parts = t.splitn(3, '_');
+        let (a, b) = (parts.next()?, parts.next()?);
+        (a.starts_with("ex") && parts.next().is_some()).then(|| format!("{a}_{b}_"))
+    };
+    let mine = exercise(test_name)?;
+    let hung = HUNG.lock().unwrap_or_else(|e| e.into_inner());
+    hung.iter().find(|t| t.starts_with(&mine)).cloned()
 }
 // ANCHOR_END: at_ranks
 
@@ -131,11 +157,29 @@ where
 /// (`WORKBOOK_CASE_TIMEOUT=3`; the learner's check waits the default). Asserts that the
 /// job ended on its own, named, well before the job deadline, and returns what the
 /// learner sees of it. For the chapters' `planted_*` tests (built with the solutions).
+/// The report is also kept for the book (see [`keep_for_the_book`]) as
+/// `target/workbook/planted/<test_name>-with-fault.txt`, headed by the command that shows
+/// it.
 pub fn with_fault(test_name: &str, n: u32, fault: &str) -> String {
     let env = [("WORKBOOK_FAULT", fault), ("WORKBOOK_CASE_TIMEOUT", "3")];
     let out = launch_self(test_name, n, &env);
     assert_failed_within(&out, Duration::from_secs(60));
-    learner_view(&out)
+    let seen = learner_view(&out);
+    let package = std::env::var("CARGO_PKG_NAME").unwrap_or_else(|_| "<package>".into());
+    let exe = std::env::current_exe().unwrap_or_default();
+    let stem = exe.file_stem().map(|s| s.to_string_lossy().into_owned());
+    let file = stem
+        .as_deref()
+        .and_then(|s| s.rsplit_once('-'))
+        .map(|(f, _)| f.to_string());
+    let shown = format!(
+        "$ WORKBOOK_FAULT={fault} WORKBOOK_CASE_TIMEOUT=3 cargo test -p {package} --features \
+         solution --test {} {test_name}\n`{test_name}` failed at {n} ranks\n{seen}",
+        file.unwrap_or_else(|| "<file>".into())
+    );
+    crate::report::write_file(&format!("planted/{test_name}-with-fault.txt"), &shown)
+        .expect("write target/workbook/planted");
+    seen
 }
 
 /// For planted faults: asserts that the job failed on its own (not killed at the job

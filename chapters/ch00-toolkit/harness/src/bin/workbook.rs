@@ -37,7 +37,11 @@ fn verify(root: &Path, solutions_too: bool) -> i32 {
             stubs.len()
         );
         let places = check::exercise_places(root, &dir);
-        let on_stubs = check::verdicts(&stubs, &places, &check::cargo_test(root, &package, false));
+        let on_stubs = check::verdicts(
+            &stubs,
+            &places,
+            &toolkit::test_run::cargo_test(root, &package, false),
+        );
         print_table(&on_stubs);
         for e in &on_stubs {
             if e.status != Status::NotStarted {
@@ -53,7 +57,7 @@ fn verify(root: &Path, solutions_too: bool) -> i32 {
         if !solutions_too {
             continue;
         }
-        let run = check::cargo_test(root, &package, true);
+        let run = toolkit::test_run::cargo_test(root, &package, true);
         for (test, result) in &run.results {
             if let Err(why) = result {
                 problems.push(format!(

@@ -1,0 +1,80 @@
+//! Running a chapter's tests with `cargo test` and reading libtest's verdicts, for
+//! `make check` and `make verify`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+/// The result of `cargo test` on one package: per test, ok or its failure output.
+pub struct TestRun {
+    pub results: BTreeMap<String, Result<(), String>>,
+    /// Set when the package did not compile: the compiler's errors.
+    pub build_error: Option<String>,
+}
+
+/// Runs `cargo test -p package` (with the solutions when `solution`).
+pub fn cargo_test(root: &Path, package: &str, solution: bool) -> TestRun {
+    cargo_test_with(root, package, solution, &[])
+}
+
+/// [`cargo_test`] passing `libtest` to every test binary (e.g. `--exact`, `--skip NAME`).
+pub fn cargo_test_with(root: &Path, package: &str, solution: bool, libtest: &[String]) -> TestRun {
+    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cmd.current_dir(root)
+        .args(["test", "-p", package, "--no-fail-fast"]);
+    // A backtrace of the test harness itself tells a learner nothing.
+    cmd.env("RUST_BACKTRACE", "0");
+    if solution {
+        cmd.args(["--features", "solution"]);
+    }
+    if !libtest.is_empty() {
+        cmd.arg("--").args(libtest);
+    }
+    let out = crate::waiting::output_telling_the_wait(&mut cmd, package);
+    let out = out.expect("cannot run cargo");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let results = parse_libtest(&stdout);
+    let compile_failed = stderr.contains("could not compile") || stderr.contains("error[E");
+    let build_error = (compile_failed && results.is_empty()).then(|| {
+        let errors = stderr
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("Compiling"));
+        errors.take(60).collect::<Vec<_>>().join("\n")
+    });
+    TestRun {
+        results,
+        build_error,
+    }
+}
+
+/// Reads libtest's output: `test NAME ... ok|FAILED` lines and `---- NAME stdout ----`
+/// sections.
+pub fn parse_libtest(stdout: &str) -> BTreeMap<String, Result<(), String>> {
+    let mut results = BTreeMap::new();
+    for line in stdout.lines() {
+        let Some(rest) = line.strip_prefix("test ") else {
+            continue;
+        };
+        if let Some(name) = rest.strip_suffix(" ... ok") {
+            results.insert(name.to_string(), Ok(()));
+        } else if let Some(name) = rest.strip_suffix(" ... FAILED") {
+            results.insert(name.to_string(), Err(String::new()));
+        }
+    }
+    let mut current: Option<String> = None;
+    for line in stdout.lines() {
+        if let Some(name) = line
+            .strip_prefix("---- ")
+            .and_then(|l| l.strip_suffix(" stdout ----"))
+        {
+            current = Some(name.to_string());
+        } else if line == "failures:" || line.starts_with("test result:") {
+            current = None;
+        } else if let Some(Err(text)) = current.as_ref().and_then(|n| results.get_mut(n)) {
+            text.push_str(line);
+            text.push('\n');
+        }
+    }
+    results
+}
