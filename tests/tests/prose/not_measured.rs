@@ -5,6 +5,11 @@
 pub const NOT_MEASURED: &[(&str, &str, &str)] = &[
     (
         "ch00-toolkit/harness.md",
+        "10 s",
+        "the margin a test body's budget keeps before the job deadline (watchdog::body_limit)",
+    ),
+    (
+        "ch00-toolkit/harness.md",
         "20 s",
         "the default of WORKBOOK_CASE_TIMEOUT",
     ),
