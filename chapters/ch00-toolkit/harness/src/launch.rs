@@ -83,11 +83,15 @@ impl Job {
         cmd.args(options).arg(&self.program).args(&self.args);
         cmd.envs(crate::launcher::environment());
         cmd.envs(self.envs.iter().map(|(k, v)| (k, v)));
-        // A session of its own, so that a timeout can find and kill every rank.
+        // A session of its own, so that a timeout can find and kill every rank. Being in
+        // its own session, the launcher does not get the terminal's Ctrl-C: it gets SIGTERM
+        // when the thread that started it ends (a learner's Ctrl-C, a kill of the lab or
+        // of the test), and ends the job; no launcher is left running without its parent.
         unsafe {
             use std::os::unix::process::CommandExt;
             cmd.pre_exec(|| {
                 libc::setsid();
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
                 Ok(())
             });
         }
