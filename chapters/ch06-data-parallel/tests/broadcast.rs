@@ -39,22 +39,21 @@ mpi_test! {
     }
 }
 
-/// Planted fault, in the test above as the learner runs it (built with the solutions):
-/// the last rank skips the broadcast (`if rank != last { broadcast }`). The watchdog names each rank's blocked call within the deadline.
+/// Planted fault, in the test above as the learner runs it (built with the solutions): the last
+/// rank skips the broadcast (`if rank != last { broadcast }`). The watchdog names each rank's
+/// blocked call within the deadline.
 #[cfg(feature = "solution")]
 #[test]
 fn planted_ex6_2_a_rank_that_skips_the_broadcast_is_named() {
-    let seen = toolkit::testing::with_fault(
+    toolkit::testing::assert_fault_named(
         "ex6_2_every_rank_holds_rank_0s_parameters",
         3,
         "MPI_Bcast@2:skip",
+        &[
+            "blocked in MPI_Bcast(root=0",
+            "rank 2: DEADLOCK?",
+            "this rank finished the test and waits for the others",
+            "never called it",
+        ],
     );
-    for said in [
-        "blocked in MPI_Bcast(root=0",
-        "rank 2: DEADLOCK?",
-        "this rank finished the test and waits for the others",
-        "never called it",
-    ] {
-        assert!(seen.contains(said), "expected {said:?} in:\n{seen}");
-    }
 }

@@ -182,6 +182,14 @@ pub fn with_fault(test_name: &str, n: u32, fault: &str) -> String {
     seen
 }
 
+/// [`with_fault`], then asserts that what the learner sees holds each of `says`.
+pub fn assert_fault_named(test_name: &str, n: u32, fault: &str, says: &[&str]) {
+    let seen = with_fault(test_name, n, fault);
+    for said in says {
+        assert!(seen.contains(said), "expected {said:?} in:\n{seen}");
+    }
+}
+
 /// For planted faults: asserts that the job failed on its own (not killed at the job
 /// deadline) and within `limit`; returns its output as text for further assertions.
 pub fn assert_failed_within(out: &Outcome, limit: Duration) -> String {
