@@ -33,7 +33,7 @@ labs_of = $(shell sed -n 's/^labs *= *\[\(.*\)\]/\1/p' $(1)/Cargo.toml | tr -d '
 # `make run` uses it when NP is set neither on the command line nor in the environment.
 lab_ranks = $(shell sed -n 's/^ranks *= *{\(.*[{ ,]\)\{0,1\}$(2) *= *\([0-9][0-9]*\).*/\2/p' $(1)/Cargo.toml)
 benches_of = $(shell sed -n 's/^benches *= *\[\(.*\)\]/\1/p' $(1)/Cargo.toml | tr -d '",')
-WORKBOOK := cargo run -q -p toolkit --bin workbook --
+WORKBOOK := cargo run -q -p course --bin workbook --
 # CLUSTER=netns: the command runs with the two-node namespace cluster up (root only).
 ON_CLUSTER := $(if $(filter netns,$(CLUSTER)),scripts/cluster/netns.sh run,$(if $(CLUSTER),$(error CLUSTER=$(CLUSTER): the only cluster is CLUSTER=netns)))
 
@@ -62,7 +62,7 @@ test: setup
 check:
 	@test -z "$(CH)" || test -n "$(call chapter_dir,$(CH))" || { echo "make check: no chapter $(CH) (try CH=00)"; exit 2; }
 	@# The table is the result: a failing exercise is not an error of make (no "*** Error"
-	@# line); `cargo run -p toolkit --bin workbook -- check NN` exits 1 while any fails.
+	@# line); `cargo run -p course --bin workbook -- check NN` exits 1 while any fails.
 	@# Without CH: every chapter's table, then one summary line per chapter. Each run
 	@# writes target/workbook/progress.json (make class merges a folder of them).
 	@$(ON_CLUSTER) $(WORKBOOK) check $(CH) || true

@@ -69,7 +69,7 @@ fi
 # --- one exercise check ---------------------------------------------------------------------
 t=$SECONDS
 # Its own output folder: the learner's target/workbook/progress.json stays as it was.
-WORKBOOK_OUT="$log/out" timeout "$BUILD_LIMIT" cargo run -q -p toolkit --bin workbook -- check 00 >"$log/check" 2>&1
+WORKBOOK_OUT="$log/out" timeout "$BUILD_LIMIT" cargo run -q -p course --bin workbook -- check 00 >"$log/check" 2>&1
 rc=$?
 if grep -q "FAILING" "$log/check"; then
   problem check "make check CH=00 reports failing exercises; on untouched code that means MPI or the harness is broken (see above); on your own code, fix it or git stash it"

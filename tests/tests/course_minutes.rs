@@ -4,8 +4,8 @@
 //! plan names exactly the exercises the stubs hold.
 
 use std::collections::BTreeSet;
-use toolkit::check::{exercises_in, rust_files};
-use toolkit::course::{Chapter, Course};
+use course::check::{exercises_in, rust_files};
+use course::course::{Chapter, Course};
 use workbook_tests::{book_pages, repo_root};
 
 fn course() -> Course {
@@ -40,7 +40,7 @@ fn sections(text: &str) -> Vec<(String, String)> {
 #[test]
 fn the_teaching_pages_are_what_the_generator_makes_now() {
     let root = repo_root();
-    for (path, text) in toolkit::teaching::generated_pages(&course()) {
+    for (path, text) in course::teaching::generated_pages(&course()) {
         let committed = std::fs::read_to_string(root.join(&path)).unwrap_or_default();
         assert!(
             committed == text,

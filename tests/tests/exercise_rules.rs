@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use toolkit::check::{exercise_of, exercises_in, rust_files};
+use course::check::{exercise_of, exercises_in, rust_files};
 use workbook_tests::{book_pages, files_under, includes, repo_root};
 
 fn chapters() -> Vec<PathBuf> {

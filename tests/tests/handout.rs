@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use toolkit::handout::{handout, release};
+use course::handout::{handout, release};
 use workbook_tests::{files_under, repo_root};
 
 /// A fresh folder under target/workbook for one test.

@@ -4,8 +4,8 @@
 //! Every declared test exists, and waits only for exercises of its chapter.
 
 use std::collections::BTreeSet;
-use toolkit::check::{exercise_of, rust_files};
-use toolkit::course::Course;
+use course::check::{exercise_of, rust_files};
+use course::course::Course;
 use workbook_tests::repo_root;
 
 /// The test functions of a file that a learner's `make check` runs: `#[test] fn NAME` and
@@ -53,7 +53,7 @@ fn every_test_not_named_after_an_exercise_is_declared_in_course_toml() {
     let course = Course::load(&root).unwrap();
     let mut problems = vec![];
     for chapter in &course.chapters {
-        let dir = toolkit::check::chapter_dir(&root, &chapter.id).unwrap();
+        let dir = course::check::chapter_dir(&root, &chapter.id).unwrap();
         let mut found = BTreeSet::new();
         for file in rust_files(&dir.join("tests")) {
             let text = std::fs::read_to_string(&file).unwrap();

@@ -151,5 +151,8 @@ pub(crate) fn enter<R>(
 /// Makes sure the wrappers are linked in and sets the recorder from `WORKBOOK_RECORD`.
 pub(crate) fn keep_linked() {
     crate::wrappers::keep_linked();
-    RECORDING.store(crate::settings::record_calls(), Ordering::Relaxed);
+    RECORDING.store(
+        workbook_settings::settings::record_calls(),
+        Ordering::Relaxed,
+    );
 }

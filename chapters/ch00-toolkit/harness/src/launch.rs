@@ -41,7 +41,7 @@ static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 impl Job {
     /// `program` under mpirun with 4 ranks and the `WORKBOOK_JOB_TIMEOUT` deadline.
     pub fn new(program: impl Into<String>) -> Self {
-        let timeout = crate::settings::job_timeout();
+        let timeout = workbook_settings::settings::job_timeout();
         let program = program.into();
         Job {
             program,

@@ -12,7 +12,7 @@
 //!
 //! Settings: `MPIRUN` (the launcher), `HOSTFILE` (a host list for mpirun/mpiexec) and
 //! `MPIRUN_ARGS` (extra launcher options, split on spaces), all listed in
-//! [`crate::settings`].
+//! [`workbook_settings::settings`].
 
 use std::collections::HashMap;
 use std::process::Command;

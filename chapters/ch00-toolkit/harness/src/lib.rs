@@ -20,7 +20,8 @@
 //! - [`trace`]: the messages a thread really sent and received; [`diagram`]: those
 //!   messages drawn as an SVG, one arrow per message, one column per round.
 //! - [`gate`]: a lab checks that the exercises it shows are done, and says which is not.
-//! - [`settings`]: every `WORKBOOK_*` setting with its default.
+//! - `workbook_settings::settings` (chapters/ch00-toolkit/settings): every `WORKBOOK_*`
+//!   setting with its default.
 //! - [`testing`]: MPI tests written as plain `#[test]` functions; [`declare`]: the
 //!   [`mpi_test!`] macro that declares one (name, rank counts, element types) at once.
 //! - [`elem`], [`ops`]: the element types (i32, i64, f32, f64) and the reduction
@@ -29,20 +30,13 @@
 //! - [`compare`], [`report`], [`plot`], [`bench`](mod@bench): checking results, timing
 //!   over ranks, tables, CSV and SVG files under `target/workbook/`, benchmarks over rank
 //!   counts.
-//! - [`check`]: `make check` and `make verify` (the `workbook` binary); [`test_run`]: `cargo test`
-//!   and libtest's verdicts; [`waiting`]: what a long check waits for, said while it waits; [`progress`]: the
-//!   progress file each `make check` writes and the class table `make class` merges.
-//! - [`course`]: the course plan (`course.toml`), the one source of every minute the book
-//!   states; [`schedule`], [`course_map`], [`teaching`]: the teaching pages made from it;
-//!   [`handout`]: the course without solutions, and releasing one chapter's.
+//!
+//! The course tooling (`make check`, `make verify`, the course plan, schedules, handouts:
+//! the `workbook` binary) is a crate of its own, `course` (chapters/ch00-toolkit/course),
+//! with no MPI in it.
 
 pub mod bench;
-pub mod check;
-pub mod check_plan;
-pub mod check_table;
 pub mod compare;
-pub mod course;
-pub mod course_map;
 pub mod declare;
 pub mod diagnose;
 pub mod diagram;
@@ -50,7 +44,6 @@ pub mod elem;
 pub mod errors;
 pub mod faults;
 pub mod gate;
-pub mod handout;
 pub mod intercept;
 pub mod job;
 pub mod launch;
@@ -62,21 +55,13 @@ pub mod ops;
 pub mod outcome;
 pub mod panics;
 pub mod plot;
-pub mod progress;
 pub mod report;
-pub mod schedule;
 pub mod session;
-pub mod settings;
 pub mod split;
 pub mod spmd;
-pub mod teaching;
-pub mod test_run;
 pub mod testing;
 pub mod trace;
-pub mod waiting;
 pub mod watchdog;
 pub mod wrappers;
 
 pub use spmd::{init, init_with};
-
-pub use settings::env_u64;

@@ -28,7 +28,7 @@ pub struct Property<'w> {
 
 /// Start describing a property named `name` (shown in reports).
 pub fn property<'w>(world: &'w SimpleCommunicator, name: &str) -> Property<'w> {
-    let cases = crate::settings::cases();
+    let cases = workbook_settings::settings::cases();
     Property {
         world,
         name: name.to_string(),
@@ -129,7 +129,7 @@ pub fn agree_on(world: &SimpleCommunicator, mine: Result<(), String>) -> Result<
 
 /// `WORKBOOK_SEED` if set, else a fresh one chosen by rank 0; the same on every rank.
 fn shared_seed(world: &SimpleCommunicator) -> u64 {
-    let mut seed = crate::settings::seed().unwrap_or_else(|| {
+    let mut seed = workbook_settings::settings::seed().unwrap_or_else(|| {
         let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
         now.map(|d| d.as_nanos() as u64 % 1_000_000_007)
             .unwrap_or(1)

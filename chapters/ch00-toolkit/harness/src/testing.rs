@@ -107,7 +107,7 @@ fn launch(test_name: &str, n: u32, env: &[(&str, &str)]) -> Outcome {
         "--test-threads=1",
     ];
     let mut job = Job::new(exe.to_string_lossy()).ranks(n).args(args);
-    job = job.timeout(crate::settings::job_timeout());
+    job = job.timeout(workbook_settings::settings::job_timeout());
     for (k, v) in env {
         job = job.env(k, *v);
     }

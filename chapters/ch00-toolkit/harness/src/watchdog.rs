@@ -37,9 +37,9 @@ static BODY: Mutex<Option<Armed>> = Mutex::new(None);
 static REPRODUCE: Mutex<Option<String>> = Mutex::new(None);
 static START: Once = Once::new();
 
-/// The per-case deadline: `WORKBOOK_CASE_TIMEOUT` (see [`crate::settings`]).
+/// The per-case deadline: `WORKBOOK_CASE_TIMEOUT` (see [`workbook_settings::settings`]).
 pub fn case_limit() -> Duration {
-    crate::settings::case_timeout()
+    workbook_settings::settings::case_timeout()
 }
 
 /// Starts the watchdog thread of this rank (once; [`crate::init`] does it).
@@ -79,7 +79,7 @@ pub fn disarm() {
 /// The budget of a whole test body: the job's deadline less a margin, so that a body
 /// that never ends is named by its rank before the launcher kills the job unnamed.
 pub fn body_limit() -> Duration {
-    let job = crate::settings::job_timeout();
+    let job = workbook_settings::settings::job_timeout();
     job.saturating_sub(Duration::from_secs(10)).max(job / 2)
 }
 
@@ -207,7 +207,7 @@ fn describe(a: &Armed) -> Vec<String> {
         (true, _) => vec![format!(
             "{head} this rank finished the case and waits for the others"
         )],
-        (false, []) if !crate::settings::record_calls() => vec![format!(
+        (false, []) if !workbook_settings::settings::record_calls() => vec![format!(
             "{head} (WORKBOOK_RECORD=0: the blocked call is not recorded)"
         )],
         (false, []) => vec![format!(

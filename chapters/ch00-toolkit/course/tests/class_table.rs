@@ -2,10 +2,10 @@
 //! terminal and `class.html`, rows learners, columns exercises, with where each is stuck.
 //! And `make check` keeps what earlier checks found for the other chapters.
 
+use course::progress::{read_class, Progress};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Command;
-use toolkit::progress::{read_class, Progress};
 
 fn scratch(name: &str) -> PathBuf {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../target/workbook");

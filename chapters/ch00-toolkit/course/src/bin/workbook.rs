@@ -12,9 +12,9 @@
 //! ```
 //! Run it from the repository root (the Makefile does).
 
+use course::check::{self, Status};
+use course::check_table::{label, print_table};
 use std::path::Path;
-use toolkit::check::{self, Status};
-use toolkit::check_table::{label, print_table};
 
 /// For every chapter: stubs fail with their own message, solutions pass.
 fn verify(root: &Path, solutions_too: bool) -> i32 {
@@ -40,7 +40,7 @@ fn verify(root: &Path, solutions_too: bool) -> i32 {
         let on_stubs = check::verdicts(
             &stubs,
             &places,
-            &toolkit::test_run::cargo_test(root, &package, false),
+            &course::test_run::cargo_test(root, &package, false),
         );
         print_table(&on_stubs);
         for e in &on_stubs {
@@ -57,7 +57,7 @@ fn verify(root: &Path, solutions_too: bool) -> i32 {
         if !solutions_too {
             continue;
         }
-        let run = toolkit::test_run::cargo_test(root, &package, true);
+        let run = course::test_run::cargo_test(root, &package, true);
         for (test, result) in &run.results {
             if let Err(why) = result {
                 problems.push(format!(
@@ -92,7 +92,7 @@ fn verify(root: &Path, solutions_too: bool) -> i32 {
 
 /// Regenerates the teaching pages from course.toml.
 fn teaching(root: &Path) -> i32 {
-    match toolkit::teaching::write_pages(root) {
+    match course::teaching::write_pages(root) {
         Ok(paths) => {
             paths
                 .iter()
@@ -108,7 +108,7 @@ fn teaching(root: &Path) -> i32 {
 
 /// Merges a folder of progress files into the class table and `class.html`.
 fn class(dir: &Path) -> i32 {
-    let class = match toolkit::progress::read_class(dir) {
+    let class = match course::progress::read_class(dir) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("workbook class: {e} (make class DIR=folder-of-progress-files)");
@@ -127,7 +127,7 @@ fn class(dir: &Path) -> i32 {
         return 2;
     }
     print!("{}", class.text());
-    match toolkit::report::write_file("class.html", &class.html()) {
+    match workbook_settings::out::write_file("class.html", &class.html()) {
         Ok(path) => println!("class: {}", path.display()),
         Err(e) => println!("workbook class: could not write class.html: {e}"),
     }
@@ -136,7 +136,7 @@ fn class(dir: &Path) -> i32 {
 
 /// Writes the course without solutions into `dest`.
 fn handout(root: &Path, dest: &Path) -> i32 {
-    match toolkit::handout::handout(root, dest) {
+    match course::handout::handout(root, dest) {
         Ok(n) => {
             println!(
                 "handout: wrote {n} files to {} (no solutions/, no planted mistakes); \
@@ -155,7 +155,7 @@ fn handout(root: &Path, dest: &Path) -> i32 {
 
 /// Adds one chapter's solutions to a handout.
 fn release(root: &Path, nn: &str, dest: &Path) -> i32 {
-    match toolkit::handout::release(root, nn, dest) {
+    match course::handout::release(root, nn, dest) {
         Ok(n) => {
             println!(
                 "release: chapter {nn}'s solutions ({n} files) are in {}",
@@ -175,8 +175,8 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let root = Path::new(".");
     let code = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-        ["check", nn] => toolkit::check_table::check_chapter(root, nn, true).code,
-        ["check"] => toolkit::check_table::check_all(root),
+        ["check", nn] => course::check_table::check_chapter(root, nn, true).code,
+        ["check"] => course::check_table::check_all(root),
         ["teaching"] => teaching(root),
         ["class", dir] => class(Path::new(dir)),
         ["handout", dest] => handout(root, Path::new(dest)),

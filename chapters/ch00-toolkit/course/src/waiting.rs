@@ -18,8 +18,8 @@ pub const EVERY: Duration = Duration::from_secs(20);
 /// `a test that hangs is named within 20 s (WORKBOOK_CASE_TIMEOUT); ...`: the deadlines in
 /// force, in one sentence.
 pub fn deadlines() -> String {
-    let case = crate::settings::case_timeout().as_secs();
-    let job = crate::settings::job_timeout().as_secs();
+    let case = workbook_settings::settings::case_timeout().as_secs();
+    let job = workbook_settings::settings::job_timeout().as_secs();
     format!(
         "a test that hangs is named (rank, MPI call) within {case} s (WORKBOOK_CASE_TIMEOUT); \
          a job still running after {job} s is ended (WORKBOOK_JOB_TIMEOUT)"

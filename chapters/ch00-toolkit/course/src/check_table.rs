@@ -47,7 +47,9 @@ pub fn print_table<'a>(list: impl IntoIterator<Item = &'a Exercise>) {
         status: label(&e.status).to_string(),
         task: e.task.clone(),
     });
-    println!("{}", crate::report::table(rows));
+    let mut table = tabled::Table::new(rows);
+    table.with(tabled::settings::Style::sharp());
+    println!("{table}");
 }
 
 /// One chapter's verdict: the exit code and the line `make check` sums it up with.
@@ -251,7 +253,7 @@ pub fn check_all(root: &Path) -> i32 {
     for v in &verdicts {
         println!("  {}", v.summary);
     }
-    let path = crate::report::out_dir().join("progress.json");
+    let path = workbook_settings::out::out_dir().join("progress.json");
     println!(
         "progress: {} (make class merges a folder of these)",
         path.display()

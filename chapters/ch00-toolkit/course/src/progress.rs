@@ -48,14 +48,14 @@ impl Progress {
     /// Loads `out_dir()/progress.json` and records `statuses` for chapter `nn` in it (the
     /// other chapters keep what an earlier check found); writes it back atomically.
     pub fn record(nn: &str, statuses: BTreeMap<String, String>) -> std::io::Result<()> {
-        let path = crate::report::out_dir().join("progress.json");
+        let path = workbook_settings::out::out_dir().join("progress.json");
         let old = std::fs::read_to_string(&path).ok();
         let old: Option<Progress> = old.and_then(|t| serde_json::from_str(&t).ok());
         let mut now = Progress::here();
         now.chapters = old.map(|o| o.chapters).unwrap_or_default();
         now.chapters.insert(nn.to_string(), statuses);
         let text = serde_json::to_string_pretty(&now).expect("progress is plain data");
-        crate::report::write_file("progress.json", &(text + "\n")).map(|_| ())
+        workbook_settings::out::write_file("progress.json", &(text + "\n")).map(|_| ())
     }
 }
 
