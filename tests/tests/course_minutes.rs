@@ -3,9 +3,9 @@
 //! opens with the file and functions to edit and offers three collapsed hints, and the
 //! plan names exactly the exercises the stubs hold.
 
-use std::collections::BTreeSet;
 use course::check::{exercises_in, rust_files};
 use course::course::{Chapter, Course};
+use std::collections::BTreeSet;
 use workbook_tests::{book_pages, repo_root};
 
 fn course() -> Course {

@@ -3,9 +3,9 @@
 //! meets no answer before trying: planted mistakes live with the solutions, and the book
 //! shows solution code only after the exercise, collapsed.
 
+use course::check::{exercise_of, exercises_in, rust_files};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use course::check::{exercise_of, exercises_in, rust_files};
 use workbook_tests::{book_pages, files_under, includes, repo_root};
 
 fn chapters() -> Vec<PathBuf> {

@@ -4,14 +4,14 @@
 //! CH=00` there) is ignored by default: `cargo test -p workbook-tests --test handout --
 //! --ignored`.
 
+use course::handout::{handout, release};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use course::handout::{handout, release};
 use workbook_tests::{files_under, repo_root};
 
 /// A fresh folder under target/workbook for one test.
 fn scratch(name: &str) -> PathBuf {
-    let dir = toolkit::report::out_dir().join(format!("{name}-{}", std::process::id()));
+    let dir = workbook_settings::out::out_dir().join(format!("{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     dir
 }
@@ -135,7 +135,10 @@ fn make_check_ch00_works_in_the_handout() {
     let dest = scratch("handout-build");
     handout(&repo_root(), &dest).unwrap();
     let _ = std::os::unix::fs::symlink(repo_root().join("libtorch"), dest.join("libtorch"));
-    let target = toolkit::report::out_dir().parent().unwrap().to_path_buf();
+    let target = workbook_settings::out::out_dir()
+        .parent()
+        .unwrap()
+        .to_path_buf();
     let out = Command::new("timeout")
         .current_dir(&dest)
         .args(["600", "make", "check", "CH=00"])

@@ -6,7 +6,13 @@
 //!
 //! Run: `cargo test -p workbook-tests --test traced_figures`.
 
-use toolkit::diagram::{from_text, rounds_svg};
+// The toolkit's drawing code itself, compiled into this test: diagram.rs uses only std,
+// and this crate must build without MPI (the toolkit crate links it). One source, no copy.
+#[allow(dead_code)]
+#[path = "../../chapters/ch00-toolkit/harness/src/diagram.rs"]
+mod diagram;
+
+use diagram::{from_text, rounds_svg};
 use workbook_tests::{files_under, repo_root};
 
 /// (output file, figure file name, the SVG the trace in the output draws), for every

@@ -3,9 +3,9 @@
 //! that `make check` can tell a test waiting for unfinished exercises from a failure.
 //! Every declared test exists, and waits only for exercises of its chapter.
 
-use std::collections::BTreeSet;
 use course::check::{exercise_of, rust_files};
 use course::course::Course;
+use std::collections::BTreeSet;
 use workbook_tests::repo_root;
 
 /// The test functions of a file that a learner's `make check` runs: `#[test] fn NAME` and

@@ -1,4 +1,6 @@
 //! MPI and LibTorch link into one binary and work together on 2 ranks.
+//!
+//! Run: `cargo test -q -p workbook-toolchain --test toolchain`.
 
 use toolkit::launch::Job;
 

@@ -1,6 +1,6 @@
 //! Toolchain smoke test: MPI and LibTorch in one binary.
 //!
-//! Run: `cargo run -p workbook-tests --bin torch_smoke [-- --device cuda]` (re-launches
+//! Run: `cargo run -p workbook-toolchain --bin torch_smoke [-- --device cuda]` (re-launches
 //! itself with NP=4 ranks). Every rank makes a tensor of 1000 floats, rank r holding r+1 in
 //! every element, on the CPU or (with `--device cuda`) on the GPU of its local rank; copies
 //! it into a host buffer, allreduces the buffer with MPI, copies the sum back to the
