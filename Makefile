@@ -32,14 +32,14 @@ labs_of = $(shell sed -n 's/^labs *= *\[\(.*\)\]/\1/p' $(1)/Cargo.toml | tr -d '
 # A lab's own rank count, `ranks = { LAB = N }` in its chapter's [package.metadata.workbook]:
 # `make run` uses it when NP is set neither on the command line nor in the environment.
 lab_ranks = $(shell sed -n 's/^ranks *= *{\(.*[{ ,]\)\{0,1\}$(2) *= *\([0-9][0-9]*\).*/\2/p' $(1)/Cargo.toml)
-benches_of = $(shell sed -n 's/^benches *= *\[\(.*\)\]/\1/p' $(1)/Cargo.toml | tr -d '",')
 WORKBOOK := cargo run -q -p course --bin workbook --
 # CLUSTER=netns: the command runs with the two-node namespace cluster up (root only).
 ON_CLUSTER := $(if $(filter netns,$(CLUSTER)),scripts/cluster/netns.sh run,$(if $(CLUSTER),$(error CLUSTER=$(CLUSTER): the only cluster is CLUSTER=netns)))
 
 .PHONY: help setup tour test check run verify book serve bench outputs doctor class teaching handout release gpu-kit gpu-kit-dry
 help:
-	@sed -n '2,18p' Makefile | sed 's/^# \{0,1\}//'
+	@# The header comment of this file, from its second line to the first blank line.
+	@sed -n '2,/^$$/p' Makefile | sed -n 's/^# \{0,1\}//p'
 
 setup:
 	@bash scripts/setup.sh
