@@ -26,12 +26,14 @@ CARGO_BIN := $(or $(CARGO_HOME),$(HOME)/.cargo)/bin
 export PATH := $(CARGO_BIN):$(PATH)
 
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
-CHAPTERS := $(sort $(wildcard chapters/ch*))
-chapter_dir = $(firstword $(wildcard chapters/ch$(1)-*))
-labs_of = $(shell sed -n 's/^labs *= *\[\(.*\)\]/\1/p' $(1)/Cargo.toml | tr -d '",')
-# A lab's own rank count, `ranks = { LAB = N }` in its chapter's [package.metadata.workbook]:
-# `make run` uses it when NP is set neither on the command line nor in the environment.
-lab_ranks = $(shell sed -n 's/^ranks *= *{\(.*[{ ,]\)\{0,1\}$(2) *= *\([0-9][0-9]*\).*/\2/p' $(1)/Cargo.toml)
+# The chapters, their crates, labs and benches: course.toml is the one list ([chapter.crate]);
+# `workbook` answers (chapters | dir NN | labs NN | benches NN | ranks NN LAB).
+CHAPTERS = $(shell $(WORKBOOK) chapters)
+chapter_dir = $(shell $(WORKBOOK) dir $(1) 2>/dev/null)
+labs_of = $(shell $(WORKBOOK) labs $(1))
+# A lab's own rank count, `ranks = { LAB = N }` in its chapter's [chapter.crate]: `make run`
+# uses it when NP is set neither on the command line nor in the environment.
+lab_ranks = $(shell $(WORKBOOK) ranks $(1) $(2))
 WORKBOOK := cargo run -q -p course --bin workbook --
 # CLUSTER=netns: the command runs with the two-node namespace cluster up (root only).
 ON_CLUSTER := $(if $(filter netns,$(CLUSTER)),scripts/cluster/netns.sh run,$(if $(CLUSTER),$(error CLUSTER=$(CLUSTER): the only cluster is CLUSTER=netns)))
@@ -45,8 +47,9 @@ setup:
 	@bash scripts/setup.sh
 
 tour: setup
-	@for dir in $(CHAPTERS); do \
-	  for lab in $$(sed -n 's/^labs *= *\[\(.*\)\]/\1/p' $$dir/Cargo.toml | tr -d '",'); do \
+	@for nn in $(CHAPTERS); do \
+	  dir=$$($(WORKBOOK) dir $$nn); \
+	  for lab in $$($(WORKBOOK) labs $$nn); do \
 	    echo; echo "=== tour: $$(basename $$dir): $$lab (NP=$(NP)) ==="; \
 	    cargo run -q --release -p $$(basename $$dir) --features solution --bin $$lab || exit 1; \
 	  done; \
@@ -70,9 +73,9 @@ check:
 run:
 	@test -n "$(CH)" || { echo "make run: which chapter? e.g. make run CH=00"; exit 2; }
 	@test -n "$(call chapter_dir,$(CH))" || { echo "make run: no chapter $(CH) (try CH=00)"; exit 2; }
-	$(eval LAB := $(or $(BIN),$(firstword $(call labs_of,$(call chapter_dir,$(CH))))))
-	$(eval LAB_NP := $(if $(filter file,$(origin NP)),$(call lab_ranks,$(call chapter_dir,$(CH)),$(LAB))))
-	@$(if $(LAB_NP),echo "make run: NP=$(LAB_NP) (the $(LAB) lab's own rank count in its chapter's Cargo.toml; NP=N overrides it)")
+	$(eval LAB := $(or $(BIN),$(firstword $(call labs_of,$(CH)))))
+	$(eval LAB_NP := $(if $(filter file,$(origin NP)),$(call lab_ranks,$(CH),$(LAB))))
+	@$(if $(LAB_NP),echo "make run: NP=$(LAB_NP) (the $(LAB) lab's own rank count in course.toml; NP=N overrides it)")
 	$(if $(LAB_NP),NP=$(LAB_NP) )$(ON_CLUSTER) cargo run -q --release -p $(notdir $(call chapter_dir,$(CH))) \
 	  $(if $(SOLUTION),--features solution) \
 	  --bin $(LAB)
@@ -117,11 +120,12 @@ book:
 serve:
 	mdbook serve book --open
 
-# Each chapter lists its MPI benchmark drivers in Cargo.toml: [package.metadata.workbook]
+# Each chapter lists its MPI benchmark drivers in course.toml: [chapter.crate]
 # benches = ["..."]; they run under mpirun with NP ranks. Criterion benches: benches/.
 bench:
-	@for dir in $(if $(CH),$(call chapter_dir,$(CH)),$(CHAPTERS)); do \
-	  for b in $$(sed -n 's/^benches *= *\[\(.*\)\]/\1/p' $$dir/Cargo.toml | tr -d '",'); do \
+	@for nn in $(or $(CH),$(CHAPTERS)); do \
+	  dir=$$($(WORKBOOK) dir $$nn) || exit 2; \
+	  for b in $$($(WORKBOOK) benches $$nn); do \
 	    echo; echo "=== bench: $$(basename $$dir): $$b (NP=$(NP)) ==="; \
 	    $(ON_CLUSTER) cargo run -q --release -p $$(basename $$dir) --features solution --bin $$b || exit 1; \
 	  done; \
@@ -143,7 +147,7 @@ outputs:
 	@test -n "$(CH)" || { echo "make outputs: which chapter? e.g. make outputs CH=01"; exit 2; }
 	@dir=$(call chapter_dir,$(CH)); test -n "$$dir" || { echo "make outputs: no chapter $(CH)"; exit 2; }; \
 	mkdir -p book/src/$$(basename $$dir)/output; \
-	for lab in $(call labs_of,$(call chapter_dir,$(CH))); do \
+	for lab in $(call labs_of,$(CH)); do \
 	  out=book/src/$$(basename $$dir)/output/$$lab.txt; \
 	  { echo "\$$ make run CH=$(CH) BIN=$$lab NP=$(NP) SOLUTION=1"; \
 	    $(MAKE) -s --no-print-directory run CH=$(CH) BIN=$$lab SOLUTION=1 2>&1; } > $$out.tmp \

@@ -7,10 +7,11 @@
 # the site has them (commented: uncomment on a GPU partition).
 set -euo pipefail
 nn=${1:?which chapter? e.g. scripts/slurm/sbatch.sh 03}
-case $nn in
-  0[0-7]) ;;
-  *) echo "sbatch.sh: no chapter '$nn' (00 to 07)" >&2; exit 2 ;;
-esac
+# The chapters are course.toml's (the registry): `workbook dir NN` fails for any other.
+if ! cargo run -q -p course --bin workbook -- dir "$nn" >/dev/null 2>&1; then
+  echo "sbatch.sh: no chapter '$nn' ($(cargo run -q -p course --bin workbook -- chapters | tr '\n' ' '| sed 's/ $//'))" >&2
+  exit 2
+fi
 # The most ranks one check of the chapter starts (chapters 0-4: up to 8; 5-7: up to 4).
 case $nn in 0[0-4]) tasks=8 ;; *) tasks=4 ;; esac
 cat <<SCRIPT

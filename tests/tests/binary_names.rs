@@ -11,16 +11,17 @@ use std::path::Path;
 fn no_two_chapters_share_a_binary_name() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut seen: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let chapters = std::fs::read_dir(root.join("chapters")).expect("chapters/");
-    for chapter in chapters.flatten() {
-        let bins = chapter.path().join("src/bin");
+    // The chapters of the registry (course.toml).
+    let chapters = course::registry::chapter_dirs(&root).unwrap();
+    for chapter in chapters {
+        let bins = chapter.join("src/bin");
         for bin in std::fs::read_dir(&bins).into_iter().flatten().flatten() {
             let name = bin
                 .file_name()
                 .to_string_lossy()
                 .trim_end_matches(".rs")
                 .to_string();
-            let owner = chapter.file_name().to_string_lossy().into_owned();
+            let owner = chapter.file_name().unwrap().to_string_lossy().into_owned();
             seen.entry(name).or_default().push(owner);
         }
     }

@@ -8,14 +8,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use workbook_tests::{book_pages, files_under, includes, repo_root};
 
+/// The chapters' crate folders: the registry's (course.toml).
 fn chapters() -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(repo_root().join("chapters"))
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.join("Cargo.toml").is_file())
-        .collect();
-    dirs.sort();
-    dirs
+    course::registry::chapter_dirs(&repo_root()).unwrap()
 }
 
 fn chapter_number(dir: &Path) -> u32 {

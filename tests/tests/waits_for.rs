@@ -53,7 +53,7 @@ fn every_test_not_named_after_an_exercise_is_declared_in_course_toml() {
     let course = Course::load(&root).unwrap();
     let mut problems = vec![];
     for chapter in &course.chapters {
-        let dir = course::check::chapter_dir(&root, &chapter.id).unwrap();
+        let dir = course::registry::chapter_dir(&root, &chapter.id).unwrap();
         let mut found = BTreeSet::new();
         for file in rust_files(&dir.join("tests")) {
             let text = std::fs::read_to_string(&file).unwrap();

@@ -32,18 +32,6 @@ pub struct Exercise {
     pub status: Status,
 }
 
-/// The chapter crate folder for `NN` (e.g. `chapters/ch03-ring-allreduce`).
-pub fn chapter_dir(root: &Path, nn: &str) -> Result<PathBuf, String> {
-    let prefix = format!("ch{nn:0>2}-");
-    let dirs = std::fs::read_dir(root.join("chapters")).map_err(|e| format!("chapters/: {e}"))?;
-    let found = dirs.filter_map(|e| e.ok()).map(|e| e.path()).find(|p| {
-        p.file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| n.starts_with(&prefix))
-    });
-    found.ok_or_else(|| format!("no chapter {nn}: expected a folder chapters/{prefix}*"))
-}
-
 /// Every stub `todo!` whose message starts `ex N.M: task`, in the chapter's `src/`, by id.
 pub fn exercises_in(dir: &Path) -> BTreeMap<String, String> {
     let mut found = BTreeMap::new();

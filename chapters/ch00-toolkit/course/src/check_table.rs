@@ -62,7 +62,7 @@ pub struct Verdict {
 /// Runs chapter `nn`'s tests on the learner's code, prints its table, records it in the
 /// progress file; `next` prints where to go on.
 pub fn check_chapter(root: &Path, nn: &str, next: bool) -> Verdict {
-    let dir = match check::chapter_dir(root, nn) {
+    let dir = match crate::registry::chapter_dir(root, nn) {
         Ok(d) => d,
         Err(e) => {
             eprintln!("workbook check: {e}");
@@ -236,18 +236,17 @@ fn print_next(root: &Path, package: &str, e: &Exercise, place: Option<&Place>) {
 /// Every chapter, one table after another, then one summary line per chapter. Exit code:
 /// the worst of the chapters'.
 pub fn check_all(root: &Path) -> i32 {
-    let mut dirs: Vec<String> = std::fs::read_dir(root.join("chapters"))
-        .map(|d| d.filter_map(|e| e.ok()).collect::<Vec<_>>())
-        .unwrap_or_default()
-        .iter()
-        .filter_map(|e| e.file_name().to_str().map(String::from))
-        .filter(|n| n.starts_with("ch") && n.len() > 4)
-        .collect();
-    dirs.sort();
+    let ids: Vec<String> = match crate::registry::crates(root) {
+        Ok(all) => all.into_iter().map(|(id, _)| id).collect(),
+        Err(e) => {
+            eprintln!("workbook check: {e}");
+            return 2;
+        }
+    };
     let mut verdicts = vec![];
-    for name in &dirs {
-        println!("\n=== chapter {} ===", &name[2..4]);
-        verdicts.push(check_chapter(root, &name[2..4], false));
+    for id in &ids {
+        println!("\n=== chapter {id} ===");
+        verdicts.push(check_chapter(root, id, false));
     }
     println!("\nworkbook check: every chapter");
     for v in &verdicts {

@@ -59,6 +59,9 @@ pub struct Chapter {
     /// for (`[]`: none, it checks given code); see [`crate::check_plan`].
     #[serde(default)]
     pub waits_for: std::collections::BTreeMap<String, Vec<String>>,
+    /// Its crate, labs and benches: the registry ([`crate::registry`]).
+    #[serde(default, rename = "crate")]
+    pub code: crate::registry::Crate,
 }
 
 /// The whole plan.

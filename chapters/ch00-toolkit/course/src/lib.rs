@@ -3,7 +3,8 @@
 //! chapters/ch00-toolkit/harness).
 //!
 //! - [`course`]: the course plan (`course.toml`), the one source of every minute the book
-//!   states;
+//!   states; [`registry`]: the one list of chapters, their crates, labs and benches, and
+//!   [`registry_check`]: every place that must know a chapter;
 //! - [`check`]: `make check` and `make verify` (the `workbook` binary): which exercises a
 //!   chapter has and where; [`check_table`]: a chapter's table and verdict;
 //!   [`check_plan`]: what an exercise's tests wait for;
@@ -24,6 +25,8 @@ pub mod course;
 pub mod course_map;
 pub mod handout;
 pub mod progress;
+pub mod registry;
+pub mod registry_check;
 pub mod schedule;
 pub mod teaching;
 pub mod test_run;

@@ -9,6 +9,10 @@
 //! workbook class DIR   merge the progress.json files of DIR into one class table (+ HTML)
 //! workbook handout DEST        the course without solutions/ and planted mistakes
 //! workbook release NN DEST     add chapter NN's solutions to the handout in DEST
+//! workbook chapters    the chapters' ids (course.toml, the one list), one a line
+//! workbook dir NN | package NN  chapter NN's crate folder | package name
+//! workbook labs NN | benches NN chapter NN's labs | MPI benchmark drivers, one a line
+//! workbook ranks NN LAB         the lab's own rank count (empty: none, NP decides)
 //! ```
 //! Run it from the repository root (the Makefile does).
 
@@ -19,11 +23,13 @@ use std::path::Path;
 /// For every chapter: stubs fail with their own message, solutions pass.
 fn verify(root: &Path, solutions_too: bool) -> i32 {
     let mut problems = vec![];
-    let mut chapters: Vec<_> = std::fs::read_dir(root.join("chapters"))
-        .expect("chapters/")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .collect();
-    chapters.sort();
+    let chapters = match course::registry::chapter_dirs(root) {
+        Ok(dirs) => dirs,
+        Err(e) => {
+            eprintln!("workbook verify: {e}");
+            return 2;
+        }
+    };
     for dir in chapters {
         let package = dir.file_name().unwrap().to_string_lossy().into_owned();
         let stubs = check::exercises_in(&dir);
@@ -174,7 +180,20 @@ fn release(root: &Path, nn: &str, dest: &Path) -> i32 {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let root = Path::new(".");
-    let code = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    // The registry's answers (course.toml): which chapters, where, which labs and benches.
+    if let Some(answer) = course::registry::answer(root, &args) {
+        match answer {
+            Ok(text) if text.is_empty() => {}
+            Ok(text) => println!("{text}"),
+            Err(e) => {
+                eprintln!("workbook {}: {e}", args.join(" "));
+                std::process::exit(2);
+            }
+        }
+        return;
+    }
+    let code = match args[..] {
         ["check", nn] => course::check_table::check_chapter(root, nn, true).code,
         ["check"] => course::check_table::check_all(root),
         ["teaching"] => teaching(root),
@@ -186,7 +205,8 @@ fn main() {
         _ => {
             eprintln!(
                 "usage: workbook check [NN] | verify [--stubs-only] | teaching | class DIR | \
-                 handout DEST | release NN DEST   (from the repository root)"
+                 handout DEST | release NN DEST | chapters | dir NN | package NN | labs NN | \
+                 benches NN | ranks NN LAB   (from the repository root)"
             );
             2
         }
