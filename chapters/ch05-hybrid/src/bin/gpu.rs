@@ -3,7 +3,7 @@
 //! staging model's prediction (ex 5.7) beside each.
 //!
 //! Run: `make run CH=05 BIN=gpu [NP=2] [SOLUTION=1]` (2 ranks unless NP says otherwise:
-//! `ranks` in Cargo.toml's `[package.metadata.workbook]`); more ranks than GPUs on a node:
+//! `ranks` in course.toml's `[chapter.crate]`); more ranks than GPUs on a node:
 //! `cargo run --release -p ch05-hybrid --features solution --bin gpu -- --share`.
 //! Expect: one line per rank with its place on the node and its GPU; without a GPU, one
 //! line saying why the device part is skipped, then the same staged code on CPU tensors
