@@ -39,8 +39,7 @@ impl Watch {
         let batches = self.thread.join().ok()??;
         match batches.first()?.as_slice() {
             [rank] if batches.len() > 1 => Some(format!(
-                "[workbook] rank {rank} ended first, while the other ranks still ran (the \
-                 launcher then stopped them)"
+                "[workbook] rank {rank} ended first, while the other ranks still ran"
             )),
             _ => None,
         }
@@ -160,4 +159,30 @@ fn rank_of(pid: u32) -> Option<u32> {
             .iter()
             .find_map(|k| var.strip_prefix(k)?.parse().ok())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    #[test]
+    fn the_rank_that_ends_first_is_named() {
+        let rank = |r: &str, secs: &str| {
+            Command::new("sleep")
+                .arg(secs)
+                .env("PMI_RANK", r)
+                .spawn()
+                .expect("sleep")
+        };
+        let watch = watch(std::process::id(), 2);
+        let (mut late, mut early) = (rank("0", "1.5"), rank("1", "0.5"));
+        early.wait().unwrap();
+        late.wait().unwrap();
+        let said = watch.first_to_end();
+        assert_eq!(
+            said.as_deref(),
+            Some("[workbook] rank 1 ended first, while the other ranks still ran")
+        );
+    }
 }
