@@ -1,6 +1,7 @@
 # The workbook's user interface. `make help` lists the targets.
 #   make tour              setup, then every chapter's labs (with the solutions) under mpirun
 #   make test              setup, every test against the solutions, verify, the book
+#   make test-mpich        every test against the solutions under MPICH (installs it if missing)
 #   make doctor            pre-workshop check of this machine; ends in one line for the class chat
 #   make check [CH=NN]     your code: exercises passed / failing / not started (all chapters without CH)
 #   make run CH=NN [BIN=name] [NP=4] [SOLUTION=1]   one lab under mpirun
@@ -38,7 +39,7 @@ WORKBOOK := cargo run -q -p course --bin workbook --
 # CLUSTER=netns: the command runs with the two-node namespace cluster up (root only).
 ON_CLUSTER := $(if $(filter netns,$(CLUSTER)),scripts/cluster/netns.sh run,$(if $(CLUSTER),$(error CLUSTER=$(CLUSTER): the only cluster is CLUSTER=netns)))
 
-.PHONY: help setup tour test check run verify book serve bench outputs doctor class teaching handout release gpu-kit gpu-kit-dry
+.PHONY: help setup tour test test-mpich check run verify book serve bench outputs doctor class teaching handout release gpu-kit gpu-kit-dry
 help:
 	@# The header comment of this file, from its second line to the first blank line.
 	@sed -n '2,/^$$/p' Makefile | sed -n 's/^# \{0,1\}//p'
@@ -61,6 +62,19 @@ test: setup
 	$(WORKBOOK) verify --stubs-only
 	mdbook build book
 	@echo "make test: all tests passed, every stub fails loudly, the book builds"
+
+# The same tests under MPICH, in a target folder of their own (rsmpi's build script does not
+# rerun when the MPI changes). MPICH is installed when missing: as root, or through sudo.
+MPICH_INSTALL := apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mpich libmpich-dev
+test-mpich: setup
+	@if ! command -v mpicc.mpich >/dev/null || ! command -v mpirun.mpich >/dev/null; then \
+	  echo "make test-mpich: installing MPICH (mpich libmpich-dev)"; \
+	  if [ "$$(id -u)" = 0 ]; then bash -c "$(MPICH_INSTALL)" || exit 1; \
+	  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then sudo bash -c "$(MPICH_INSTALL)" || exit 1; \
+	  else echo "make test-mpich: MPICH is missing; run: sudo apt-get update && sudo apt-get install -y mpich libmpich-dev"; exit 2; fi; \
+	fi
+	MPICC=mpicc.mpich MPIRUN=mpirun.mpich CARGO_TARGET_DIR="$(TARGET_DIR)/mpich" cargo test --workspace --features solution
+	@echo "make test-mpich: all tests passed under MPICH"
 
 check:
 	@test -z "$(CH)" || test -n "$(call chapter_dir,$(CH))" || { echo "make check: no chapter $(CH) (try CH=00)"; exit 2; }

@@ -92,6 +92,105 @@ fn threads_sharing_a_communicator_get_each_others_messages() {
     println!("{}", toolkit::testing::learner_view(&out));
 }
 
+// ANCHOR: shared_world
+/// Mistake 1b (ex 5.4): the same mistake in safe code: every thread borrows `world`
+/// itself. Rust allows it only where the communicator is `Sync`: under MPICH, whose
+/// `MPI_Comm` is an integer, not under Open MPI, whose `MPI_Comm` is a pointer. The
+/// threads take turns as in mistake 1, and thread 0's buffer is the shortest, so it is
+/// handed a longer message than it can hold: MPI reports a truncated message.
+fn shared_world<C: Communicator + Sync>(world: &C, outgoing: &[Vec<f64>]) -> Vec<Vec<f64>> {
+    let (rank, size) = (world.rank(), world.size());
+    let (right, left) = ((rank + 1) % size, (rank + size - 1) % size);
+    let (n, turn) = (outgoing.len(), AtomicUsize::new(0));
+    let wait_for = |k: usize| {
+        while turn.load(Ordering::Acquire) != k {
+            std::thread::yield_now();
+        }
+    };
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..n)
+            .map(|t| {
+                let (out, turn, wait_for) = (&outgoing[t], &turn, &wait_for);
+                s.spawn(move || {
+                    let mut buf = vec![0.0f64; out.len()];
+                    wait_for(n - 1 - t); // sends: thread n-1 first
+                    world.process_at_rank(right).send(&out[..]); // WRONG: one shared world
+                    turn.fetch_add(1, Ordering::Release);
+                    wait_for(n + t); // receives: thread 0 first
+                    world.process_at_rank(left).receive_into(&mut buf[..]);
+                    turn.fetch_add(1, Ordering::Release);
+                    buf
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    })
+}
+// ANCHOR_END: shared_world
+
+/// Picks, at compile time, [`shared_world`] for a communicator type `C` that is `Sync`
+/// (where the mistake compiles for a learner too), or nothing: a method call on a
+/// `&&Probe<C>` finds the impl for `&Probe<C>` first, which exists only when `C: Sync`,
+/// and else the one for `&&Probe<C>`.
+struct Probe<C>(std::marker::PhantomData<C>);
+/// A ring shift over threads, on a communicator of type `C`.
+type Ring<C> = fn(&C, &[Vec<f64>]) -> Vec<Vec<f64>>;
+trait ShareWorld<C> {
+    fn ring(&self) -> Option<Ring<C>>;
+}
+impl<C: Communicator + Sync> ShareWorld<C> for &Probe<C> {
+    fn ring(&self) -> Option<Ring<C>> {
+        Some(shared_world::<C>)
+    }
+}
+impl<C> ShareWorld<C> for &&Probe<C> {
+    fn ring(&self) -> Option<Ring<C>> {
+        None
+    }
+}
+
+/// [`shared_world`] for `SimpleCommunicator`, where this MPI lets it compile.
+fn shared_world_here() -> Option<Ring<SimpleCommunicator>> {
+    (&&Probe::<SimpleCommunicator>(std::marker::PhantomData)).ring()
+}
+
+#[test]
+#[ignore = "planted mistake: started by threads_sharing_world_are_told_of_cross_talk"]
+fn planted_shared_world() {
+    let ring = shared_world_here().expect("started only where it compiles");
+    run_body_with("planted_shared_world", Threading::Multiple, |world| {
+        property(world, "each thread gets the message of its partner thread")
+            .check(Just(vec![4usize, 8, 8]), |lens| {
+                ring_matches(world, lens, ring)
+            })
+    });
+}
+
+#[test]
+fn threads_sharing_world_are_told_of_cross_talk() {
+    if shared_world_here().is_none() {
+        println!(
+            "skipped: under this MPI (Open MPI) a communicator holds a pointer and is not \
+             Sync, so threads cannot share one in safe Rust: the mistake does not compile"
+        );
+        return;
+    }
+    let out = launch_self("planted_shared_world", 2, &[]);
+    let text = assert_failed_within(&out, Duration::from_secs(30));
+    assert!(text.contains("MPI_Recv("), "{text}");
+    assert!(text.contains("cross-talk"), "{text}");
+    assert!(
+        text.contains("two threads' messages matched each other's receives"),
+        "{text}"
+    );
+    assert!(text.contains("a communicator of its own"), "{text}");
+    assert!(
+        !text.contains("Assertion failed"),
+        "MPICH's abort noise:\n{text}"
+    );
+    println!("{}", toolkit::testing::learner_view(&out));
+}
+
 // ANCHOR: boundary_before_unpack
 /// Mistake 2 (ex 5.3): the boundary updated before the ghosts are unpacked: it reads the
 /// ghosts of the step before (or the initial zeros).
@@ -137,9 +236,10 @@ fn the_boundary_before_the_unpack_is_caught() {
 }
 
 // ANCHOR: smuggled
-/// Mistake 3 (ex 5.3): the compiler refuses to let a worker thread use the Cartesian
-/// communicator (it is not `Sync`); a wrapper with a false `unsafe impl` silences it, and
-/// the exchange runs on a worker thread, under MPI_THREAD_FUNNELED.
+/// Mistake 3 (ex 5.3): under Open MPI the compiler refuses to let a worker thread use the
+/// Cartesian communicator (it is not `Sync` there; under MPICH it is, and the wrapper is
+/// not needed); a wrapper with a false `unsafe impl` silences it, and the exchange runs on
+/// a worker thread, under MPI_THREAD_FUNNELED.
 struct Smuggled<'a>(&'a CartesianCommunicator);
 // WRONG: the claim is false: MPI granted FUNNELED, so no worker may call MPI.
 unsafe impl Sync for Smuggled<'_> {}

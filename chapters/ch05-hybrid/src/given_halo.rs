@@ -2,15 +2,17 @@
 //! chapter's checks depend only on this chapter's exercises (chapter 4's exchanges are
 //! exercises there).
 //!
-//! The exchange is MPI's own: a neighbourhood collective of the Cartesian communicator,
-//! with columns packed by an MPI datatype. (Chapter 4's exercises build the same thing by
+//! The exchange is MPI's own: a neighbourhood collective, on a graph of the Cartesian
+//! communicator's neighbours ([`crate::halo_graph`]: why not on the Cartesian
+//! communicator itself), with columns packed by an MPI datatype. (Chapter 4's exercises build the same thing by
 //! hand; this file gives none of their answers.) It is called by the main thread only and
 //! checks that first ([`crate::threading::assert_main_thread`]). The time spent in it is
 //! added up per rank ([`exchange_seconds`]) for the labs' tables.
 
+use crate::halo_graph::halo_graph;
 use crate::threading::assert_main_thread;
 use ch04::field::Field;
-use ch04::halo::Halo;
+use ch04::halo::{Halo, Side};
 use ch04::problem::{initial_block, Problem};
 use ch04::topology::{cart_rank, Decomposition, Neighbours};
 use mpi::ffi;
@@ -124,44 +126,62 @@ pub fn new_halo(rows: usize, cols: usize) -> Halo {
 
 // ANCHOR: exchange
 /// Fills `halo.recv` from the neighbours' `halo.send` with MPI's own halo exchange, the
-/// neighbourhood collective `MPI_Neighbor_alltoallv` of the Cartesian communicator. Its
-/// neighbours come in the topology's order (axis 0 down then up, axis 1 likewise):
-/// North, South, West, East, the order of `Side`; a missing neighbour (a fixed edge) is
-/// skipped by MPI. Main thread only (it panics elsewhere). Pack before, unpack after.
+/// neighbourhood collective `MPI_Neighbor_alltoallv`, on the halo graph of `cart`
+/// ([`halo_graph`]): one block to each neighbour, one from each (a fixed edge has no
+/// neighbour, so no block). Main thread only (it panics elsewhere). Pack before, unpack
+/// after.
 pub fn exchange(cart: &CartesianCommunicator, nb: &Neighbours, halo: &mut Halo) {
     assert_main_thread("the halo exchange (MPI_Neighbor_alltoallv)");
-    let _ = nb; // MPI knows the neighbours from the topology
+    let _ = nb; // MPI knows the neighbours from the graph
+    let graph = halo_graph(cart); // made on the first call, then cached
     let start = Instant::now();
-    let counts: Vec<i32> = halo.send.iter().map(|b| b.len() as i32).collect();
-    let displs: Vec<i32> = counts
+    let (sent, got) = (
+        blocks(&halo.send, &graph.to),
+        blocks(&halo.recv, &graph.from),
+    );
+    let send: Vec<f64> = graph
+        .to
         .iter()
-        .scan(0, |at, &n| Some(std::mem::replace(at, *at + n)))
+        .flat_map(|&s| &halo.send[s as usize])
+        .copied()
         .collect();
-    let send: Vec<f64> = halo.send.concat();
-    let mut recv = vec![0.0; send.len()];
-    // SAFETY: four blocks in each buffer, with the counts and displacements just computed
-    // from the buffers' own lengths; every rank of `cart` makes the same call.
+    let mut recv = vec![0.0; got.0.iter().sum::<i32>() as usize];
+    // SAFETY: each buffer holds its blocks at the counts and displacements just computed
+    // from the blocks' own lengths, in the graph's order; every rank of `cart` calls.
     unsafe {
         ffi::MPI_Neighbor_alltoallv(
             send.as_ptr().cast(),
-            counts.as_ptr(),
-            displs.as_ptr(),
+            sent.0.as_ptr(),
+            sent.1.as_ptr(),
             ffi::RSMPI_DOUBLE,
             recv.as_mut_ptr().cast(),
-            counts.as_ptr(),
-            displs.as_ptr(),
+            got.0.as_ptr(),
+            got.1.as_ptr(),
             ffi::RSMPI_DOUBLE,
-            cart.as_raw(),
+            graph.comm.as_raw(),
         );
     }
-    for (side, buf) in halo.recv.iter_mut().enumerate() {
-        let (at, n) = (displs[side] as usize, buf.len());
-        buf.copy_from_slice(&recv[at..at + n]);
+    for (k, &side) in graph.from.iter().enumerate() {
+        let (at, n) = (got.1[k] as usize, got.0[k] as usize);
+        halo.recv[side as usize].copy_from_slice(&recv[at..at + n]);
     }
     let t = start.elapsed().as_secs_f64();
     EXCHANGE_SECONDS.with(|s| s.set(s.get() + t));
 }
 // ANCHOR_END: exchange
+
+/// The counts and displacements of the blocks `bufs[side]`, one per side of `sides`.
+fn blocks(bufs: &[Vec<f64>; 4], sides: &[Side]) -> (Vec<i32>, Vec<i32>) {
+    let counts: Vec<i32> = sides
+        .iter()
+        .map(|&s| bufs[s as usize].len() as i32)
+        .collect();
+    let displs = counts
+        .iter()
+        .scan(0, |at, &n| Some(std::mem::replace(at, *at + n)))
+        .collect();
+    (counts, displs)
+}
 
 /// A rank's share of a problem: where it sits, its block (two copies: `src` and `dst`),
 /// and its halo buffers.

@@ -6,11 +6,13 @@
 // --- threads and ranks (ex 5.1-5.4) -----------------------------------------------------
 // Given (read it, use it): [`threading`] (thread levels, a communicator a thread owns, the
 // main-thread check), [`machine`] (cores, CPU affinity, threads per rank), [`bands`] (the
-// update of a band of rows), [`given_halo`] (a rank's block and a working exchange),
+// update of a band of rows), [`given_halo`] (a rank's block and a working exchange), [`halo_graph`] (the
+// communicator that exchange runs on),
 // [`hybrid_solver`] (the solver built from your parts). Yours: [`levels`] (ex 5.1),
 // [`hybrid_step`] (ex 5.2), [`overlap_threads`] (ex 5.3), [`per_thread`] (ex 5.4).
 pub mod bands;
 pub mod given_halo;
+pub mod halo_graph;
 pub mod hybrid_solver;
 pub mod machine;
 pub mod threading;

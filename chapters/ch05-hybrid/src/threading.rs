@@ -35,19 +35,25 @@ pub fn what_it_allows(level: Threading) -> &'static str {
 }
 
 // ANCHOR: thread_comm
-/// A communicator one thread owns. rsmpi's communicators hold a raw MPI handle, so Rust
-/// will not let one cross into another thread (`SimpleCommunicator` is not `Send`):
-/// the type system does not know the MPI thread level. This wrapper states it.
+/// A communicator one thread owns. rsmpi's communicators hold the library's raw
+/// `MPI_Comm`: under Open MPI a pointer, so Rust will not let one cross into another
+/// thread (`SimpleCommunicator` is neither `Send` nor `Sync`); under MPICH an integer, so
+/// Rust lets any thread use it, even one shared by all. Either way the type system does
+/// not know the MPI thread level: the guards that hold under every MPI are the level MPI
+/// granted and `MPI_Is_thread_main` ([`assert_main_thread`]). This wrapper states that
+/// one thread owns the communicator, and moves it there under any MPI.
 pub struct ThreadComm(pub SimpleCommunicator);
 
 // SAFETY: create a ThreadComm only when MPI granted MPI_THREAD_MULTIPLE, and give each
 // to one thread: then MPI allows that thread to call it, and no other thread touches
-// its handle (ThreadComm is Send, not Sync: it moves, it is never shared).
+// its handle (a ThreadComm moves into its thread; it is never shared). Under MPICH the
+// communicator is Send and Sync already, and this impl only repeats it.
 unsafe impl Send for ThreadComm {}
 
 impl ThreadComm {
     /// The communicator. Inside the thread, call this rather than writing `comm.0`: a
-    /// closure that names only the field captures only the field, which is not `Send`.
+    /// closure that names only the field captures only the field, which under Open MPI is
+    /// not `Send`.
     pub fn comm(&self) -> &SimpleCommunicator {
         &self.0
     }

@@ -67,11 +67,32 @@ unsafe extern "C" fn on_error(_comm: *mut MPI_Comm, code: *mut c_int) {
         None => "an MPI call".to_string(),
     };
     crate::job::say(&format!(
-        "rank {rank}: {call} failed: {text}: {}{}",
+        "rank {rank}: {call} failed: {text}: {}{}{}",
         meaning(class),
+        cross_talk(class),
         crate::watchdog::case_context()
     ));
-    crate::job::abort_job(3);
+    crate::job::abort_job_inside_mpi(3);
+}
+
+/// A truncated message on a thread other than the main one, under MPI_THREAD_MULTIPLE:
+/// the classic cause is threads that share a communicator, said in full; else nothing.
+fn cross_talk(class: u32) -> String {
+    use mpi::environment::Threading;
+    let multiple = crate::job::granted_level() == Some(Threading::Multiple);
+    if class != ffi::MPI_ERR_TRUNCATE || !multiple || crate::job::on_main_thread() {
+        return String::new();
+    }
+    let this = std::thread::current();
+    let name = this.name().unwrap_or("unnamed");
+    format!(
+        ". The receive ran on the thread {name:?}, not the main thread: when threads of one \
+         rank send and receive on one communicator with one tag, their messages cross-talk: \
+         MPI matches each receive with whichever message arrives first, so two threads' \
+         messages matched each other's receives, and this one was longer than the buffer. \
+         Fix: give each thread a communicator of its own (duplicate the communicator once \
+         per thread, on the main thread) or a tag of its own"
+    )
 }
 
 /// Installs the handler on `MPI_COMM_WORLD` and `MPI_COMM_SELF`.

@@ -74,6 +74,18 @@ pub fn say(line: &str) {
 /// errors). Calls `MPI_Abort` only where the thread level allows it; elsewhere the process
 /// exits and the launcher, seeing a rank end without `MPI_Finalize`, ends the others.
 pub fn abort_job(code: i32) -> ! {
+    end_job(code, true)
+}
+
+/// Ends the whole job from inside a failing MPI call (an MPI error handler). Under
+/// `MPI_THREAD_MULTIPLE` the library may hold its own lock there: MPICH then fails an
+/// assertion in `MPI_Abort` and prints a backtrace per rank, so this exits without it
+/// (the launcher ends the other ranks); at the other levels it is [`abort_job`].
+pub fn abort_job_inside_mpi(code: i32) -> ! {
+    end_job(code, granted_level() != Some(Threading::Multiple))
+}
+
+fn end_job(code: i32, may_abort: bool) -> ! {
     use std::io::Write;
     let _ = std::io::stdout().flush();
     let _ = std::io::stderr().flush();
@@ -81,7 +93,11 @@ pub fn abort_job(code: i32) -> ! {
     // forwarder before it has read our last lines. A moment's grace keeps them.
     std::thread::sleep(std::time::Duration::from_millis(300));
     let may_call_mpi = on_main_thread() || granted_level() == Some(Threading::Multiple);
-    if may_call_mpi && mpi::environment::is_initialized() && !mpi::environment::is_finalized() {
+    if may_abort
+        && may_call_mpi
+        && mpi::environment::is_initialized()
+        && !mpi::environment::is_finalized()
+    {
         // SAFETY: MPI is initialised and not finalised, and this thread may call MPI.
         unsafe { mpi::ffi::MPI_Abort(mpi::ffi::RSMPI_COMM_WORLD, code) };
     }

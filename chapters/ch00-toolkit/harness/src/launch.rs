@@ -3,7 +3,8 @@
 //! The launcher is `$MPIRUN` (default `mpirun`): Open MPI's mpirun, MPICH's mpiexec
 //! (Hydra) or Slurm's srun, recognised by what it is ([`crate::launcher`]), each given
 //! its own flags; `HOSTFILE` spreads the ranks over the hosts it lists. Output is captured
-//! per rank ([`crate::outcome`]). A job that outlives its deadline is stopped the way its
+//! per rank ([`crate::outcome`]); when a job fails, the rank that ended first is named
+//! ([`crate::rank_exits`]), whatever the launcher says. A job that outlives its deadline is stopped the way its
 //! launcher stops every rank on every node, and then killed whole on this machine
 //! ([`crate::session`]).
 
@@ -114,9 +115,20 @@ impl Job {
             crate::outcome::collect(child.stdout.take().expect("piped"), Stream::Stdout, flavor);
         let err =
             crate::outcome::collect(child.stderr.take().expect("piped"), Stream::Stderr, flavor);
+        let watch = crate::rank_exits::watch(child.id(), self.ranks);
         let (status, timed_out) = crate::session::wait_or_kill(&mut child, self.timeout, flavor);
+        let first = watch.first_to_end();
         let mut lines = out.join().unwrap_or_default();
         lines.extend(err.join().unwrap_or_default());
+        // Which rank ended first, in the harness's words: not every launcher names it.
+        let failed = !timed_out && !status.is_some_and(|s| s.success());
+        if let Some(text) = first.filter(|_| failed) {
+            lines.push(Line {
+                rank: None,
+                stream: Stream::Stderr,
+                text,
+            });
+        }
         Ok(Outcome {
             status,
             timed_out,
@@ -139,7 +151,9 @@ impl Job {
         let forward = thread::spawn(move || {
             crate::launcher_output::forward_without_noise(stderr, &mut std::io::stderr())
         });
+        let watch = crate::rank_exits::watch(child.id(), self.ranks);
         let result = crate::session::wait_or_kill(&mut child, self.timeout, flavor);
+        let first = watch.first_to_end();
         let (omitted, reports) = forward.join().unwrap_or_default();
         let reports: Vec<&str> = reports.iter().map(String::as_str).collect();
         if let Some(hint) = crate::diagnose::deadlock_hint(&reports) {
@@ -150,6 +164,9 @@ impl Job {
                 let code = status.code().unwrap_or(1);
                 if omitted && code != 0 {
                     eprintln!("[workbook] the job ended with exit status {code}");
+                }
+                if let Some(line) = first.filter(|_| code != 0) {
+                    eprintln!("{line}");
                 }
                 Ok(code)
             }

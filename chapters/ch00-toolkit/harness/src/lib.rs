@@ -8,7 +8,8 @@
 //! - [`job`]: which rank and thread this is; ending every rank at once from any thread.
 //! - [`launch`]: run a program under a launcher with a deadline; [`launcher`]: which one
 //!   `$MPIRUN` is (Open MPI, MPICH/Hydra, Slurm srun) and its flags; [`outcome`]: each
-//!   rank's output; [`session`]: ending every rank for sure.
+//!   rank's output; [`rank_exits`]: which rank ended first; [`session`]: ending every
+//!   rank for sure.
 //! - [`spmd`]: fail fast: a panic on one rank aborts the whole job with `rank R: ...`.
 //! - [`lockstep`]: proptest on every rank at once, verdicts agreed by an allreduce.
 //! - [`watchdog`] + [`intercept`]: a hung case is named with the MPI call each thread of
@@ -55,6 +56,7 @@ pub mod ops;
 pub mod outcome;
 pub mod panics;
 pub mod plot;
+pub mod rank_exits;
 pub mod report;
 pub mod session;
 pub mod split;

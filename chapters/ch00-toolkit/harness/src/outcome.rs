@@ -43,7 +43,9 @@ pub struct Outcome {
     pub status: Option<ExitStatus>,
     /// True when the job ran past its deadline and was killed.
     pub timed_out: bool,
-    /// Every line printed by the launcher and the ranks, in arrival order per stream.
+    /// Every line printed by the launcher and the ranks, in arrival order per stream; when
+    /// the job failed, last, the harness's `[workbook] rank R ended first, ...` (rank
+    /// `None`), if it saw one rank end before the others ([`crate::rank_exits`]).
     pub lines: Vec<Line>,
     /// Wall time of the whole job.
     pub wall: Duration,
