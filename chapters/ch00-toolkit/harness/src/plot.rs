@@ -74,7 +74,7 @@ fn x_tick(x: f64, label: &str) -> String {
          <text x=\"{x:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
         H - BOTTOM,
         H - BOTTOM + 16.0,
-        escape(label)
+        xml_escape(label)
     )
 }
 
@@ -86,7 +86,7 @@ fn y_tick(y: f64, label: &str) -> String {
         W - RIGHT,
         LEFT - 6.0,
         y + 4.0,
-        escape(label)
+        xml_escape(label)
     )
 }
 
@@ -104,7 +104,7 @@ fn render(
          font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" \
          fill=\"white\"/>\n<text x=\"{}\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">{}</text>\n",
         (W - RIGHT + LEFT) / 2.0,
-        escape(title)
+        xml_escape(title)
     );
     svg += grid;
     svg += &format!(
@@ -112,10 +112,10 @@ fn render(
          text-anchor=\"middle\" transform=\"rotate(-90 18 {})\">{}</text>\n",
         (W - RIGHT + LEFT) / 2.0,
         H - 16.0,
-        escape(x_label),
+        xml_escape(x_label),
         H / 2.0,
         H / 2.0,
-        escape(y_label)
+        xml_escape(y_label)
     );
     for (i, s) in series.iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
@@ -128,23 +128,39 @@ fn render(
             path.join(" "),
             W - RIGHT + 10.0,
             TOP + 18.0 * i as f64 + 10.0,
-            escape(&s.name)
+            xml_escape(&s.name)
         );
     }
     svg + "</svg>\n"
 }
 
-/// `text` with the characters XML gives a meaning (`&`, `<`, `>`, `"`) escaped.
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+/// `text` safe in XML text and attribute values: the characters XML gives a meaning
+/// (`&`, `<`, `>`, `"`) escaped, control characters (which XML 1.0 forbids) as spaces.
+/// The one escaper of every SVG the course writes (plots, diagrams, ch07's timelines).
+pub fn xml_escape(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '&' => "&amp;".into(),
+            '<' => "&lt;".into(),
+            '>' => "&gt;".into(),
+            '"' => "&quot;".into(),
+            c if c.is_control() => " ".into(),
+            c => c.to_string(),
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn xml_escape_leaves_no_markup_and_no_control_character() {
+        assert_eq!(
+            xml_escape("a<b & \"c\">\u{7}d"),
+            "a&lt;b &amp; &quot;c&quot;&gt; d"
+        );
+    }
 
     fn series(name: &str) -> Series {
         Series {
