@@ -3,9 +3,9 @@
 //!
 //! A read is `env::var("X")`, `env::var_os("X")`, `getenv("X")` or Python's
 //! `os.environ.get("X")` / `os.environ["X"]`. Where a file reads a variable through a name
-//! held elsewhere (`var(k)` over a list, `var(POLICY)`), every ALL_CAPS string literal of
-//! that file counts as read. Every `WORKBOOK_*` name anywhere (prose included) must be
-//! listed too.
+//! held elsewhere (`var(k)` over a list, `var(POLICY)`), every ALL_CAPS string literal
+//! within [`NEAR`] lines of the read counts as read. Every `WORKBOOK_*` name anywhere
+//! (prose included) must be listed too.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -110,6 +110,11 @@ fn the_scanner_finds_every_form_of_read() {
     assert_eq!(variables_read(rust), ["ALPHA_ONE", "BETA", "GAMMA"]);
     let indirect = r#"for k in ["FIRST_K", "SECOND"] { std::env::var(k); } say("Hi", "lower_x");"#;
     assert_eq!(variables_read(indirect), ["FIRST_K", "SECOND"]);
+    let far = format!(
+        "const TAG: &str = \"FAR_AWAY\";{}{indirect}",
+        "\n".repeat(NEAR + 1)
+    );
+    assert_eq!(variables_read(&far), ["FIRST_K", "SECOND"]);
     let python = r#"os.environ.get("PY_ONE") or os.environ["PY_TWO"]"#;
     assert_eq!(variables_read(python), ["PY_ONE", "PY_TWO"]);
     assert!(listed("THREADS") && !listed("THREADS_X"));
@@ -133,10 +138,14 @@ fn not_ours(name: &str) -> bool {
 /// The calls that read one variable, each followed by its argument.
 const READERS: &[&str] = &["var(", "var_os(", "getenv(", "environ.get(", "environ["];
 
+/// How many lines either side of a read through a name held elsewhere (`var(k)`) may hold
+/// the names it reads: the list it loops over, the `const` it names.
+const NEAR: usize = 8;
+
 /// The variables `text` reads, sorted, each once.
 fn variables_read(text: &str) -> Vec<String> {
     let mut names = BTreeSet::new();
-    let mut indirect = false;
+    let mut indirect = vec![];
     for reader in READERS {
         for (at, _) in text.match_indices(reader) {
             // `var(` must be a call of its own, not the end of `my_var(` or `.env_var(`.
@@ -150,12 +159,14 @@ fn variables_read(text: &str) -> Vec<String> {
                     let name: String = rest.chars().take_while(|c| *c != '"').collect();
                     names.insert(name);
                 }
-                None => indirect = true,
+                None => indirect.push(text[..at].lines().count()),
             }
         }
     }
-    if indirect {
-        names.extend(caps_literals(text));
+    let lines: Vec<&str> = text.lines().collect();
+    for line in indirect {
+        let near = &lines[line.saturating_sub(NEAR + 1)..(line + NEAR).min(lines.len())];
+        names.extend(caps_literals(&near.join("\n")));
     }
     names.into_iter().filter(|n| !n.is_empty()).collect()
 }
