@@ -10,8 +10,10 @@
 //!   captured output;
 //! - `exercise_rules.rs`: stubs fail loudly with their exercise number, solutions mirror
 //!   the stubs and hold no `todo!`, and the learner meets no answer before the exercise
-//!   (none in `chapters/`, in the book only after it and collapsed);
+//!   (none in `chapters/`, in the book only after it and collapsed; see [`answers`]);
 //! - `toolchain.rs`: one binary links MPI and LibTorch and allreduces a tensor on 2 ranks.
+
+pub mod answers;
 
 use std::path::{Path, PathBuf};
 
