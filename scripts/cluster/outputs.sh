@@ -42,6 +42,9 @@ out=$(ls -t target/slurm/workbook-ch00-*.out | head -1)
 { echo "\$ cat $out   # written by the batch job of make slurm-test"; cat "$out"; } > "$DIR/sbatch-ch00.txt"
 
 # The summary: alpha and beta, and allreduce times at three sizes, on one node and two.
+# Read from the very files the book shows (ping-pong's alpha/beta line, the sweep's table),
+# so the summary cannot disagree with them. A ping-pong line that no longer matches stops
+# the script (`read` fails under set -e); a sweep row not found shows as an empty cell.
 alpha_beta() { sed -n 's/^alpha = \([0-9.]*\) us.*beta = \([0-9.]*\) GB\/s.*/\1 \2/p' "$DIR/$1"; }
 allreduce() { # file bytes algorithm -> time in us
   awk -v b="$2" -v a="$3" '$1 == b && $5 == a && NF >= 6 { print $6; exit }' "$DIR/$1"

@@ -78,6 +78,9 @@ NP=4 timeout --foreground 180 "$TARGET/release/train" --model mlp --epochs 2 > "
   || { stop_watch; cat "$OUT/train.txt"; fail "the trainer"; }
 stop_watch
 grep -q "2 ranks on this node" "$OUT/train.txt" || fail "trainer: threads not planned per node (no '2 ranks on this node')"
+# The accuracy is read from the trainer's prose epoch line: chapter 6's trainer prints no
+# structured `ROW {json}` line (its refactor is separate work); read one here once it does.
+# A changed line fails loudly below (an empty $acc), never passes by accident.
 acc=$(sed -n 's/^epoch *2 .*test acc *\([0-9.]*\)%.*/\1/p' "$OUT/train.txt")
 [ -n "$acc" ] && awk "BEGIN { exit !($acc > 80) }" || fail "trainer: epoch 2 test accuracy '$acc' (expected > 80%)"
 grep -q "^train" "$OUT/node-b-train.txt" || fail "trainer: no rank ran on node-b"

@@ -107,6 +107,9 @@ NP=4 step ch07-pipeline-cuda-dp2 150 $cuda "$B/pipeline" --device cuda --dp 2 --
 FIGURES=$RESULTS/figures.txt
 fig() { echo "$*" | tee -a "$FIGURES" >>"$REPORT"; echo "$*"; }
 say ""
+# The trainers' own report lines, copied whole for a reader (figures.txt goes to the book):
+# nothing here reads a number out of them, so their prose is enough. A benchmark's figures,
+# where a program reads them, travel as `ROW {json}` lines (toolkit::bench::rows).
 fig "figures (last epoch / last report line of each run):"
 for f in "$RESULTS"/ch06-train-*.txt; do
   fig "  $(basename "$f" .txt): $(grep '^epoch' "$f" | tail -n 1)"

@@ -22,18 +22,22 @@ use std::time::Duration;
 use toolkit::lockstep::property;
 use toolkit::testing::{assert_failed_within, launch_self, learner_view, run_body};
 
+/// One pipelined training step of a stage: the communicator, its ops, the stage, the batch.
+type StepFn<'a> = dyn Fn(
+        &SimpleCommunicator,
+        &[Op],
+        &StageModel,
+        &ch07::addition::MicroBatches,
+    ) -> Result<f64, String>
+    + 'a;
+
 /// Trains the stage of this rank for 2 SGD steps with `step_fn` and compares it with
 /// one process.
 fn equivalence(
     world: &SimpleCommunicator,
     ops: &Schedule,
     m: usize,
-    step_fn: &dyn Fn(
-        &SimpleCommunicator,
-        &[Op],
-        &StageModel,
-        &ch07::addition::MicroBatches,
-    ) -> Result<f64, String>,
+    step_fn: &StepFn<'_>,
 ) -> Result<(), String> {
     let (s, p) = (world.rank() as usize, world.size() as usize);
     let reference = common::one_process(2, 16);

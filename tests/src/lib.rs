@@ -11,11 +11,13 @@
 //!   captured output;
 //! - `exercise_rules.rs`: stubs fail loudly with their exercise number, solutions mirror
 //!   the stubs and hold no `todo!`, and the learner meets no answer before the exercise
-//!   (none in `chapters/`, in the book only after it and collapsed);
+//!   (none in `chapters/`, in the book only after it and collapsed; see [`answers`]);
 //! - `no_mpi.rs`: this crate and the course tooling build without MPI or LibTorch.
 //!
 //! The MPI + LibTorch toolchain check (one binary links both and allreduces a tensor on 2
 //! ranks) is a crate of its own, `tests/toolchain` (`cargo test -p workbook-toolchain`).
+
+pub mod answers;
 
 use std::path::{Path, PathBuf};
 

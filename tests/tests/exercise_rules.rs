@@ -6,6 +6,7 @@
 use course::check::{exercise_of, exercises_in, rust_files};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use workbook_tests::answers::given_away;
 use workbook_tests::{book_pages, files_under, includes, repo_root};
 
 /// The chapters' crate folders: the registry's (course.toml).
@@ -248,4 +249,17 @@ fn the_book_shows_solutions_only_after_the_exercises_collapsed() {
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// No answer one folder from its stub: a function anywhere in `chapters/` (the harness
+/// included) named like an exercise's function, other than its stub, shares no statement
+/// with the solution, parameters renamed (see `workbook_tests::answers`).
+#[test]
+fn no_answer_is_given_elsewhere_in_chapters() {
+    let problems = given_away(&repo_root(), &chapters());
+    assert!(
+        problems.is_empty(),
+        "answers in chapters/:\n{}",
+        problems.join("\n")
+    );
 }

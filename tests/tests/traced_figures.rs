@@ -11,6 +11,8 @@
 #[allow(dead_code)]
 #[path = "../../chapters/ch00-toolkit/harness/src/diagram.rs"]
 mod diagram;
+#[path = "../../chapters/ch00-toolkit/harness/src/xml.rs"]
+mod xml;
 
 use diagram::{from_text, rounds_svg};
 use workbook_tests::{files_under, repo_root};

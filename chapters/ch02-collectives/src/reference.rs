@@ -3,7 +3,7 @@
 //! The tests compare every exercise with the function of the same name here, and the lab
 //! times both. Each is a thin wrapper over one rsmpi call; read them as a phrase book
 //! from "what the collective computes" to "how rsmpi spells it". A reduction hands rsmpi
-//! `&op.to_mpi::<T>()`: MPI's predefined operation for sum, product, max and min, and a
+//! `op.to_mpi::<T>()`: MPI's predefined operation for sum, product, max and min, and a
 //! user-defined one (commutative or not) for `Op::AbsMax` and `Op::First`.
 
 use crate::displacements;
@@ -27,10 +27,10 @@ pub fn reduce<T: Elem>(world: &SimpleCommunicator, root: i32, xs: &[T], op: Op) 
     let proc = world.process_at_rank(root);
     if world.rank() == root {
         let mut out = vec![T::default(); xs.len()];
-        proc.reduce_into_root(xs, &mut out[..], &op.to_mpi::<T>());
+        proc.reduce_into_root(xs, &mut out[..], op.to_mpi::<T>());
         Some(out)
     } else {
-        proc.reduce_into(xs, &op.to_mpi::<T>());
+        proc.reduce_into(xs, op.to_mpi::<T>());
         None
     }
 }
@@ -38,14 +38,14 @@ pub fn reduce<T: Elem>(world: &SimpleCommunicator, root: i32, xs: &[T], op: Op) 
 /// MPI_Allreduce: every rank gets `x_0 ∘ x_1 ∘ ... ∘ x_{p-1}` element-wise.
 pub fn allreduce<T: Elem>(world: &SimpleCommunicator, xs: &[T], op: Op) -> Vec<T> {
     let mut out = vec![T::default(); xs.len()];
-    world.all_reduce_into(xs, &mut out[..], &op.to_mpi::<T>());
+    world.all_reduce_into(xs, &mut out[..], op.to_mpi::<T>());
     out
 }
 
 /// MPI_Scan: rank r gets `x_0 ∘ x_1 ∘ ... ∘ x_r` element-wise.
 pub fn scan<T: Elem>(world: &SimpleCommunicator, xs: &[T], op: Op) -> Vec<T> {
     let mut out = vec![T::default(); xs.len()];
-    world.scan_into(xs, &mut out[..], &op.to_mpi::<T>());
+    world.scan_into(xs, &mut out[..], op.to_mpi::<T>());
     out
 }
 

@@ -11,7 +11,7 @@ use mpi::traits::*;
 /// MPI_Allreduce into `out` (same length as `xs`): every rank gets `x_0 ∘ ... ∘ x_{p-1}`.
 pub fn allreduce_into<T: Elem>(world: &SimpleCommunicator, xs: &[T], out: &mut [T], op: Op) {
     // MPI's predefined operation for sum, max and min; a user-defined one for AbsMax.
-    world.all_reduce_into(xs, out, &op.to_mpi::<T>());
+    world.all_reduce_into(xs, out, op.to_mpi::<T>());
 }
 // ANCHOR_END: allreduce
 

@@ -117,28 +117,13 @@ impl Timeline {
     }
 }
 
-/// Text safe inside XML and JSON strings.
-pub fn escape(s: &str) -> String {
-    s.chars()
-        .map(|c| match c {
-            '&' => "&amp;".into(),
-            '<' => "&lt;".into(),
-            '>' => "&gt;".into(),
-            '"' => "&quot;".into(),
-            '\\' => "\\\\".into(),
-            c if c.is_control() => " ".into(),
-            c => c.to_string(),
-        })
-        .collect()
-}
-
 // ANCHOR: trace_json
 /// Chrome trace-event JSON: one track (`tid`) per stage, a complete event ("X") per span,
 /// times in microseconds. Gaps between spans are the stage's idle time.
 pub fn trace_json(title: &str, stages: &[Vec<Span>]) -> String {
     let mut ev = vec![format!(
-        r#"{{"name":"process_name","ph":"M","pid":0,"args":{{"name":"{}"}}}}"#,
-        escape(title)
+        r#"{{"name":"process_name","ph":"M","pid":0,"args":{{"name":{}}}}}"#,
+        serde_json::Value::from(title)
     )];
     for (s, spans) in stages.iter().enumerate() {
         ev.push(format!(
@@ -172,7 +157,7 @@ pub fn timeline_svg(title: &str, stages: &[Vec<Span>]) -> String {
 <text x="{left}" y="20" font-size="14">{t}</text>
 "#,
         w = left + width + 20.0,
-        t = escape(title)
+        t = toolkit::xml::xml_escape(title)
     );
     for (s, spans) in stages.iter().enumerate() {
         let y = top + row * s as f64;

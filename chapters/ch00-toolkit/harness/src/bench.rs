@@ -3,11 +3,17 @@
 //! A driver is a binary with two sides. Started alone (`make bench`), it is the driver:
 //! [`at_rank_counts`] runs the same executable under mpirun once per rank count and
 //! collects what rank 0 printed. Started by mpirun ([`crate::launch::under_mpirun`]), it
-//! is a rank: it measures, and rank 0 prints one line per result with a prefix of its
-//! own (`ROW,...`) that the driver picks out with [`tagged`].
+//! is a rank: it measures, and rank 0 prints one line per result, `ROW {json}`
+//! ([`print_row`]), which the driver reads back with [`rows`]: one struct per benchmark,
+//! `#[derive(Serialize, Deserialize)]`, no fields picked by position.
 
 use crate::launch::Job;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use std::time::Duration;
+
+/// The tag of a result line: `ROW {json}`.
+pub const ROW: &str = "ROW";
 
 /// Runs this executable under mpirun at each of `ranks` in turn, each job within
 /// `timeout`, and returns the lines rank 0 printed, per rank count. Says on stderr which
@@ -55,6 +61,53 @@ pub fn load_average() -> f64 {
     first.parse().unwrap_or(f64::NAN)
 }
 
+/// Prints `value` as one line, `TAG {json}` (for a record that is not a result row, e.g.
+/// a reference measurement, under a tag of its own).
+pub fn print_tagged<T: Serialize>(tag: &str, value: &T) {
+    let json = serde_json::to_string(value).expect("a bench row serialises to JSON");
+    println!("{tag} {json}");
+}
+
+/// Prints one result row, `ROW {json}`: what rank 0 of a benchmark prints per result.
+pub fn print_row<T: Serialize>(row: &T) {
+    print_tagged(ROW, row)
+}
+
+/// Every `ROW {json}` line of `lines` as a `T`, in order; other lines are skipped.
+/// A bad row is an error that names the line (its number among `lines` and its text) and
+/// the field at fault.
+pub fn rows<T: DeserializeOwned>(lines: &[String]) -> Result<Vec<T>, String> {
+    tagged_rows(lines, ROW)
+}
+
+/// Every `TAG {json}` line of `lines` as a `T`, in order, as [`rows`] does for `ROW`.
+pub fn tagged_rows<T: DeserializeOwned>(lines: &[String], tag: &str) -> Result<Vec<T>, String> {
+    let mut out = vec![];
+    for (i, line) in lines.iter().enumerate() {
+        let Some(json) = line.strip_prefix(tag).and_then(|r| r.strip_prefix(' ')) else {
+            continue;
+        };
+        let row = serde_json::from_str(json).map_err(|e| {
+            let field = match field_at(json, e.column()) {
+                Some(f) if !e.to_string().contains("field `") => format!("field `{f}`: "),
+                _ => String::new(),
+            };
+            format!("line {} ({line:?}): {field}{e}", i + 1)
+        })?;
+        out.push(row);
+    }
+    Ok(out)
+}
+
+/// The key of the JSON object member that ends before byte `column` (1-based) of a flat
+/// object: the field a value error points at.
+fn field_at(json: &str, column: usize) -> Option<&str> {
+    let upto = json.get(..column.min(json.len()))?;
+    let end = upto.rfind("\":")?;
+    let start = upto[..end].rfind('"')? + 1;
+    Some(&upto[start..end])
+}
+
 /// The lines that start with `prefix`, the prefix cut off.
 pub fn tagged<'a>(lines: &'a [String], prefix: &'a str) -> impl Iterator<Item = &'a str> {
     lines.iter().filter_map(move |l| l.strip_prefix(prefix))
@@ -63,6 +116,47 @@ pub fn tagged<'a>(lines: &'a [String], prefix: &'a str) -> impl Iterator<Item = 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+    struct Sample {
+        np: u32,
+        secs: f64,
+        label: String,
+    }
+
+    #[test]
+    fn rows_read_back_what_print_row_writes_and_skip_other_lines() {
+        let a = Sample {
+            np: 2,
+            secs: 1.25e-7,
+            label: "a, \"b\"".into(),
+        };
+        let json = serde_json::to_string(&a).unwrap();
+        let lines = [
+            format!("ROW {json}"),
+            "ROWS are not rows".into(),
+            "REF {}".into(),
+        ];
+        assert_eq!(rows::<Sample>(&lines).unwrap(), [a]);
+    }
+
+    #[test]
+    fn a_bad_row_names_its_line_and_field() {
+        let lines = [
+            "noise".to_string(),
+            r#"ROW {"np":2,"secs":"fast","label":"x"}"#.into(),
+        ];
+        let e = rows::<Sample>(&lines).unwrap_err();
+        assert!(
+            e.starts_with("line 2 (") && e.contains("field `secs`"),
+            "{e}"
+        );
+        let missing = [r#"ROW {"np":2,"label":"x"}"#.to_string()];
+        let e = rows::<Sample>(&missing).unwrap_err();
+        assert!(e.starts_with("line 1 (") && e.contains("`secs`"), "{e}");
+        let cut = [r#"ROW {"np":2,"#.to_string()];
+        assert!(rows::<Sample>(&cut).unwrap_err().starts_with("line 1 ("));
+    }
 
     #[test]
     fn tagged_lines_lose_their_prefix() {

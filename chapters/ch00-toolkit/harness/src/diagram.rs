@@ -6,6 +6,7 @@
 //! The output is plain text with integer coordinates: the same messages give the same
 //! bytes, so a test can compare a committed figure with a fresh one.
 
+use crate::xml::xml_escape;
 use std::fmt::Write;
 
 /// One message of the diagram.
@@ -56,7 +57,7 @@ pub fn rounds_svg(title: &str, round_name: &str, ranks: usize, arrows: &[Arrow])
         svg,
         "</defs>\n<text x=\"{}\" y=\"20\" text-anchor=\"middle\" font-size=\"15\">{}</text>",
         w / 2,
-        escape(title)
+        xml_escape(title)
     );
     for k in 0..rounds {
         let x = LEFT + k * COL;
@@ -69,7 +70,7 @@ pub fn rounds_svg(title: &str, round_name: &str, ranks: usize, arrows: &[Arrow])
             h - 6,
             x + COL / 2,
             TOP - 12,
-            escape(round_name),
+            xml_escape(round_name),
             k + 1
         );
     }
@@ -105,7 +106,7 @@ pub fn rounds_svg(title: &str, round_name: &str, ranks: usize, arrows: &[Arrow])
             y(a.from) + 16
         };
         // A white halo under the text keeps it readable where lines cross it.
-        let text = escape(&a.label);
+        let text = xml_escape(&a.label);
         let _ = writeln!(
             svg,
             "<text x=\"{lx}\" y=\"{ly}\" font-weight=\"bold\" fill=\"white\" \
@@ -115,12 +116,6 @@ pub fn rounds_svg(title: &str, round_name: &str, ranks: usize, arrows: &[Arrow])
         );
     }
     svg + "</svg>\n"
-}
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }
 
 /// Arrows from the rounds of a trace ([`crate::trace::rounds`]), labelled by `label`

@@ -27,8 +27,9 @@
 //!   [`mpi_test!`] macro that declares one (name, rank counts, element types) at once.
 //! - [`elem`], [`ops`]: the element types (i32, i64, f32, f64) and the reduction
 //!   operations every chapter uses, with MPI's operation for each.
-//! - [`split`]: blocks of `0..n` over `parts` owners (exercise 0.1's answer).
-//! - [`compare`], [`report`], [`plot`], [`bench`](mod@bench): checking results, timing
+//! - [`split`]: blocks of `0..n` over `parts` owners (exercise 0.1's blocks, found another
+//!   way: the answer itself is only in `solutions/`).
+//! - [`compare`], [`report`], [`plot`], [`xml`], [`bench`](mod@bench): checking results, timing
 //!   over ranks, tables, CSV and SVG files under `target/workbook/`, benchmarks over rank
 //!   counts.
 //!
@@ -65,5 +66,6 @@ pub mod testing;
 pub mod trace;
 pub mod watchdog;
 pub mod wrappers;
+pub mod xml;
 
 pub use spmd::{init, init_with};

@@ -2,6 +2,8 @@
 //! ([`loglog_svg`]), linear axes for curves over epochs ([`linear_svg`]). No
 //! dependencies: the file is plain text any browser shows. Text is XML-escaped.
 
+use crate::xml::xml_escape;
+
 /// One line of the plot: a name for the legend and its (x, y) points, x ascending.
 pub struct Series {
     /// The legend's text.
@@ -74,7 +76,7 @@ fn x_tick(x: f64, label: &str) -> String {
          <text x=\"{x:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
         H - BOTTOM,
         H - BOTTOM + 16.0,
-        escape(label)
+        xml_escape(label)
     )
 }
 
@@ -86,7 +88,7 @@ fn y_tick(y: f64, label: &str) -> String {
         W - RIGHT,
         LEFT - 6.0,
         y + 4.0,
-        escape(label)
+        xml_escape(label)
     )
 }
 
@@ -104,7 +106,7 @@ fn render(
          font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" \
          fill=\"white\"/>\n<text x=\"{}\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">{}</text>\n",
         (W - RIGHT + LEFT) / 2.0,
-        escape(title)
+        xml_escape(title)
     );
     svg += grid;
     svg += &format!(
@@ -112,10 +114,10 @@ fn render(
          text-anchor=\"middle\" transform=\"rotate(-90 18 {})\">{}</text>\n",
         (W - RIGHT + LEFT) / 2.0,
         H - 16.0,
-        escape(x_label),
+        xml_escape(x_label),
         H / 2.0,
         H / 2.0,
-        escape(y_label)
+        xml_escape(y_label)
     );
     for (i, s) in series.iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
@@ -128,18 +130,10 @@ fn render(
             path.join(" "),
             W - RIGHT + 10.0,
             TOP + 18.0 * i as f64 + 10.0,
-            escape(&s.name)
+            xml_escape(&s.name)
         );
     }
     svg + "</svg>\n"
-}
-
-/// `text` with the characters XML gives a meaning (`&`, `<`, `>`, `"`) escaped.
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 #[cfg(test)]

@@ -1,8 +1,11 @@
 //! Splitting `n` items over `parts` owners in contiguous blocks, as evenly as possible.
 //!
-//! [`block_range`] is the answer to exercise 0.1: chapter 0 asks you to write it, and
-//! every chapter after it uses this one: chapter 2's varcount collectives, chapter 3's
+//! Exercise 0.1 asks you to write this split (`chapters/ch00-toolkit/src/warmup.rs`);
+//! every chapter after it uses this copy: chapter 2's varcount collectives, chapter 3's
 //! ring chunks (`ch03::chunk_range`), chapter 4's rows and columns of a process grid.
+//! The copy here finds the same blocks another way, by dealing the items out like cards,
+//! so that it does not hand you the exercise's answer; the answer itself is kept with the
+//! solutions (`solutions/ch00-toolkit/warmup.rs`).
 
 use std::ops::Range;
 
@@ -11,10 +14,14 @@ use std::ops::Range;
 /// one item more. 10 over 4 gives `0..3, 3..6, 6..8, 8..10`; 2 over 4 gives `0..1, 1..2,
 /// 2..2, 2..2` (blocks may be empty; all `parts` exist). Blocks are disjoint and cover
 /// `0..n`.
+///
+/// Deal the `n` items round-robin to `parts` players: player `j` receives
+/// `ceil((n - j) / parts)` of them. Block `i` holds as many items as player `i` was dealt,
+/// after the blocks of players `0..i`. (`O(i)`: `parts` is a number of ranks or threads.)
 pub fn block_range(n: usize, parts: usize, i: usize) -> Range<usize> {
-    let (base, extra) = (n / parts, n % parts);
-    let start = i * base + i.min(extra);
-    start..start + base + usize::from(i < extra)
+    let dealt = |j: usize| n.saturating_sub(j).div_ceil(parts);
+    let start: usize = (0..i).map(dealt).sum();
+    start..start + dealt(i)
 }
 // ANCHOR_END: block_range
 
@@ -47,6 +54,18 @@ mod tests {
                 next = r.end;
             }
             assert_eq!(next, n);
+        }
+        for n in 0..50 {
+            for parts in 1..10 {
+                for i in 0..parts {
+                    let want = n / parts + usize::from(i < n % parts);
+                    assert_eq!(
+                        block_range(n, parts, i).len(),
+                        want,
+                        "n {n} parts {parts} i {i}"
+                    );
+                }
+            }
         }
         let tenths: Vec<_> = (0..4).map(|i| block_range(10, 4, i)).collect();
         assert_eq!(tenths, [0..3, 3..6, 6..8, 8..10]);

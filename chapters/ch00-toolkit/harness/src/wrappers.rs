@@ -59,6 +59,14 @@ fn show(v: i64) -> String {
 macro_rules! wrap {
     ($name:ident => $pname:ident ( $($arg:ident : $ty:ty),* )
      [$($field:expr),*] $describe:expr $(; retag $tagarg:ident)? $(; trace $trace:block)?) => {
+        #[doc = concat!("`", stringify!($name), "`: notes the call in the recorder, then forwards to `",
+            stringify!($pname), "`.")]
+        #[doc = ""]
+        #[doc = "# Safety"]
+        #[doc = ""]
+        #[doc = concat!("The contract of `", stringify!($name), "` in the MPI standard: every handle ",
+            "is valid and every buffer or out-pointer is valid for the counts and datatypes given; ",
+            "the MPI program calls it, not Rust code.")]
         #[no_mangle]
         pub unsafe extern "C" fn $name($($arg: $ty),*) -> c_int {
             // A planted fault (WORKBOOK_FAULT, see crate::faults): skip, or a wrong tag.

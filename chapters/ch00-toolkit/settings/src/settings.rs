@@ -1,4 +1,7 @@
-//! Every `WORKBOOK_*` setting, in one place, with its one default.
+//! Every environment variable the course reads, in one place, with its one default: the
+//! `WORKBOOK_*` settings, the launcher's, and the few a lab or a test reads. Variables set
+//! by MPI launchers, Slurm, cargo or the OS are not listed: the test
+//! `tests/settings_complete.rs` holds them, each with the reason.
 //!
 //! Set them in the environment of `make`, `cargo test` or a lab, e.g.
 //! `WORKBOOK_CASE_TIMEOUT=60 make check CH=03`. The book's harness page shows this table.
@@ -90,6 +93,43 @@ pub const SETTINGS: &[Setting] = &[
         meaning: "extra launcher options, split on spaces (e.g. --mca btl tcp,self or \
                   --gpus-per-task=1)",
     },
+    Setting {
+        name: "BROKEN",
+        default: "unset",
+        meaning: "1 makes ch01's deadlock lab first run the broken exchange (every rank sends \
+                  2 MiB before receiving), which its watchdog names; same as `-- --broken`",
+    },
+    Setting {
+        name: "THREADS",
+        default: "cores / ranks on the node",
+        meaning: "threads per rank of ch05's hybrid lab when no --threads N is given",
+    },
+    Setting {
+        name: "CH06_PROGRESS",
+        default: "set when stderr is a terminal",
+        meaning: "ch06's trainer: rank 0 draws a progress line on stderr",
+    },
+    Setting {
+        name: "CH06_KILL_RANK",
+        default: "unset",
+        meaning: "a test's hook: with CH06_KILL_AT_STEP, ch06's trainer SIGKILLs this rank",
+    },
+    Setting {
+        name: "CH06_KILL_AT_STEP",
+        default: "unset",
+        meaning: "a test's hook: the global step at which CH06_KILL_RANK is killed",
+    },
+    Setting {
+        name: "CH07_KILL_RANK",
+        default: "unset",
+        meaning: "a test's hook: with CH07_KILL_AT_STEP, ch07's trainer SIGKILLs this world \
+                  rank",
+    },
+    Setting {
+        name: "CH07_KILL_AT_STEP",
+        default: "unset",
+        meaning: "a test's hook: the step at which CH07_KILL_RANK is killed",
+    },
 ];
 // ANCHOR_END: settings
 
@@ -143,54 +183,4 @@ pub fn seed() -> Option<u64> {
             .parse()
             .unwrap_or_else(|_| panic!("WORKBOOK_SEED={s:?} must be an unsigned integer"))
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Every `WORKBOOK_*` name used anywhere in the repository is listed here, so the
-    /// book's table is complete.
-    #[test]
-    fn every_workbook_variable_in_the_tree_is_listed() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
-        let mut unlisted = std::collections::BTreeSet::new();
-        for dir in [
-            "chapters",
-            "solutions",
-            "tests",
-            "benches",
-            "scripts",
-            "book/src",
-        ] {
-            for file in walk(&root.join(dir)) {
-                let text = std::fs::read_to_string(&file).unwrap_or_default();
-                for part in text.split("WORKBOOK_").skip(1) {
-                    let name: String = part
-                        .chars()
-                        .take_while(|c| c.is_ascii_uppercase() || *c == '_')
-                        .collect();
-                    let full = format!("WORKBOOK_{name}");
-                    if !name.is_empty() && !SETTINGS.iter().any(|s| s.name == full) {
-                        unlisted.insert(format!("{full} ({})", file.display()));
-                    }
-                }
-            }
-        }
-        assert!(unlisted.is_empty(), "not in SETTINGS: {unlisted:?}");
-    }
-
-    fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-        let mut out = vec![];
-        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            if path.is_dir() && name != "target" && name != "output" {
-                out.extend(walk(&path));
-            } else if ["rs", "md", "sh", "toml"].iter().any(|x| name.ends_with(x)) {
-                out.push(path);
-            }
-        }
-        out
-    }
 }

@@ -12,9 +12,10 @@ use ch04::problem::{initial_block, Boundary, Problem};
 use ch05::hybrid_solver::{pool, solve_hybrid, Parts, Variant};
 use ch05::machine::{allowed_cpus, cpu_list, online_cores};
 use mpi::traits::*;
+use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
 use tabled::Tabled;
-use toolkit::bench::tagged;
+use toolkit::bench::{self, print_row};
 use toolkit::launch::{under_mpirun, Job};
 use toolkit::plot::{linear_svg, Series};
 use toolkit::report::{print_and_save, write_file, Timing};
@@ -37,7 +38,19 @@ struct Row {
     update: String,
 }
 
-/// A rank: measure, and let rank 0 print `ROW,threads,ms_step,exchange_ms,update_ms,cpus`.
+/// One split's figures, as rank 0 prints them (`ROW {json}`).
+#[derive(Serialize, Deserialize)]
+struct Measured {
+    threads: usize,
+    ms_step: f64,
+    exchange_ms: f64,
+    /// The threaded update alone: measured in the 1-rank runs only.
+    update_ms: Option<f64>,
+    /// The CPUs rank 0 may run on, as a list (`0-1`).
+    cpus: String,
+}
+
+/// A rank: measure, and let rank 0 print a [`Measured`] per thread count.
 fn rank_side() {
     let universe = toolkit::init();
     let world = universe.world();
@@ -61,25 +74,26 @@ fn rank_side() {
             }
         }
         // The threaded update alone, one rank's whole grid, no MPI.
-        let mut update = f64::NAN;
+        let mut update = None;
         if size == 1 {
             let (src, mut dst) = (initial_block(&p, 0, 0, N, N), initial_block(&p, 0, 0, N, N));
             let pool = pool(t);
-            update = f64::MAX;
+            let mut best = f64::MAX;
             for _ in 0..REPEATS * 10 {
                 let start = Instant::now();
                 ch05::hybrid_step::update_threaded(&pool, &src, &mut dst);
-                update = update.min(start.elapsed().as_secs_f64());
+                best = best.min(start.elapsed().as_secs_f64());
             }
+            update = Some(best * 1e3);
         }
         if world.rank() == 0 {
-            let cpus = cpu_list(&allowed_cpus());
-            println!(
-                "ROW,{t},{},{},{},{cpus}",
-                best * 1e3,
-                exch * 1e3,
-                update * 1e3
-            );
+            print_row(&Measured {
+                threads: t,
+                ms_step: best * 1e3,
+                exchange_ms: exch * 1e3,
+                update_ms: update,
+                cpus: cpu_list(&allowed_cpus()),
+            });
         }
     }
 }
@@ -108,10 +122,11 @@ fn main() {
         assert!(out.success(), "the {np}-rank run failed:\n{}", out.text());
         let lines: Vec<String> = out.rank_lines(0).into_iter().map(String::from).collect();
         let mut points = vec![];
-        for line in tagged(&lines, "ROW,") {
-            let f: Vec<&str> = line.split(',').collect();
-            let num = |i: usize| f[i].parse::<f64>().unwrap_or(f64::NAN);
-            let (t, ms, ex, up) = (num(0) as usize, num(1), num(2), num(3));
+        let measured =
+            bench::rows::<Measured>(&lines).unwrap_or_else(|e| panic!("hybrid_bench: {e}"));
+        for r in measured {
+            let (t, ms, ex) = (r.threads, r.ms_step, r.exchange_ms);
+            let up = r.update_ms.unwrap_or(f64::NAN);
             points.push((t as f64, ms));
             if policy.is_some() {
                 if t == 1 {
@@ -128,7 +143,7 @@ fn main() {
             rows.push(Row {
                 split: format!("{np} rank(s) x {t} thread(s)"),
                 binding: binding.into(),
-                cpus: f[4..].join(","),
+                cpus: r.cpus,
                 ms: format!("{ms:.2}"),
                 share: format!("{:.0}%", 100.0 * ex / ms),
                 update: if up.is_nan() {

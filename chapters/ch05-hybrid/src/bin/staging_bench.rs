@@ -13,10 +13,11 @@ use ch05::gpu_node::visible_gpus;
 use ch05::measure::{measure_links, staged};
 use ch05::staging_model::{best_chunk, pipelined, whole};
 use mpi::traits::*;
+use serde::{Deserialize, Serialize};
 use std::time::Duration;
 use tabled::Tabled;
 use tch::Device;
-use toolkit::bench::{at_rank_counts, tagged};
+use toolkit::bench::{self, at_rank_counts, print_row};
 use toolkit::report::print_and_save;
 
 const SIZES_MIB: [usize; 2] = [16, 64];
@@ -40,7 +41,21 @@ struct Row {
     model: String,
 }
 
-/// On every rank: measure; rank 0 prints `ROW,np,mib,chunk_bytes,seconds,model,is_best`.
+/// One measurement, as rank 0 prints it (`ROW {json}`).
+#[derive(Serialize, Deserialize)]
+struct Measured {
+    np: usize,
+    mib: usize,
+    chunk_bytes: usize,
+    seconds: f64,
+    model_seconds: f64,
+    /// The chunk is the model's best (not the whole buffer).
+    is_best: bool,
+    /// The buffers were GPU tensors (else CPU tensors: the host path only).
+    on_gpu: bool,
+}
+
+/// On every rank: measure; rank 0 prints a [`Measured`] per (size, chunk).
 fn child() {
     let universe = toolkit::init();
     let world = universe.world();
@@ -65,13 +80,17 @@ fn child() {
                 pipelined(&m, p, bytes, chunk)
             };
             if world.rank() == 0 {
-                let best = usize::from(i + 1 == chunks.len() && chunk != bytes);
-                println!("ROW,{p},{mib},{chunk},{secs:e},{model:e},{best}");
+                print_row(&Measured {
+                    np: p,
+                    mib,
+                    chunk_bytes: chunk,
+                    seconds: secs,
+                    model_seconds: model,
+                    is_best: i + 1 == chunks.len() && chunk != bytes,
+                    on_gpu: dev != Device::Cpu,
+                });
             }
         }
-    }
-    if world.rank() == 0 {
-        println!("DEV,{}", if dev == Device::Cpu { "cpu" } else { "gpu" });
     }
 }
 
@@ -82,25 +101,25 @@ fn main() {
     let mut rows = vec![];
     let mut on_gpu = false;
     for (np, lines) in at_rank_counts(&NPS, Duration::from_secs(300)) {
-        on_gpu |= tagged(&lines, "DEV,").any(|d| d == "gpu");
-        if tagged(&lines, "ROW,").next().is_none() {
+        let measured =
+            bench::rows::<Measured>(&lines).unwrap_or_else(|e| panic!("staging_bench: {e}"));
+        on_gpu |= measured.iter().any(|r| r.on_gpu);
+        if measured.is_empty() {
             panic!(
                 "staging_bench: the {np}-rank run printed no ROW lines:\n{}",
                 lines.join("\n")
             );
         }
         let mut whole_s = 0.0;
-        for line in tagged(&lines, "ROW,") {
-            let f: Vec<&str> = line.split(',').collect();
-            let (mib, chunk): (usize, usize) = (f[1].parse().unwrap(), f[2].parse().unwrap());
-            let (secs, model): (f64, f64) = (f[3].parse().unwrap(), f[4].parse().unwrap());
+        for r in measured {
+            let (mib, chunk, secs, model) = (r.mib, r.chunk_bytes, r.seconds, r.model_seconds);
             if chunk == mib << 20 {
                 whole_s = secs;
             }
             rows.push(Row {
                 np,
                 size: format!("{mib} MiB"),
-                chunk: match (chunk == mib << 20, f[5] == "1") {
+                chunk: match (chunk == mib << 20, r.is_best) {
                     (true, _) => "whole".into(),
                     (false, true) => format!("{} KiB (model's best)", chunk >> 10),
                     (false, false) => format!("{} KiB", chunk >> 10),

@@ -24,12 +24,13 @@ use mpi::collective::SystemOperation;
 use mpi::request::LocalScope;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
+use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 use tabled::Tabled;
 use tch::{Device, Tensor};
-use toolkit::bench::{at_rank_counts, tagged};
+use toolkit::bench::{self, at_rank_counts, print_row, print_tagged, tagged, tagged_rows};
 use toolkit::report::{print_and_save, Timing};
 
 const RANKS: [u32; 3] = [1, 2, 4];
@@ -62,18 +63,27 @@ struct Row {
     versus: String,
 }
 
+/// One (schedule, m) at p stages, as rank 0 prints it (`ROW {json}`).
+#[derive(Serialize, Deserialize)]
+struct Measured {
+    schedule: String,
+    m: usize,
+    bubble: f64,
+    held_per_stage: Vec<u64>,
+    samples_per_s: f64,
+}
+
 fn main() {
     if toolkit::launch::under_mpirun() {
         let universe = toolkit::spmd::start_rank();
         inner(&universe.world());
         return;
     }
-    let mut rows = vec![];
-    let mut one = f64::NAN;
+    let (mut rows, mut one) = (vec![], f64::NAN);
     for (np, lines) in at_rank_counts(&RANKS, Duration::from_secs(300)) {
         if np == 1 {
-            let line = tagged(&lines, "ONE ").next();
-            one = line.and_then(|l| l.parse().ok()).unwrap_or(f64::NAN);
+            let rates = tagged_rows::<f64>(&lines, "ONE").unwrap_or_else(|e| panic!("{e}"));
+            one = rates.first().copied().unwrap_or(f64::NAN);
             rows.push(Row {
                 p: "1 (one process)".into(),
                 schedule: "-".into(),
@@ -87,19 +97,19 @@ fn main() {
             });
             continue;
         }
-        for line in tagged(&lines, "ROW ") {
-            let f: Vec<&str> = line.split(',').collect();
-            let (m, rate): (usize, f64) = (f[1].parse().unwrap(), f[5].parse().unwrap());
+        for r in bench::rows::<Measured>(&lines).unwrap_or_else(|e| panic!("pipe_bench: {e}")) {
+            let most = r.held_per_stage.iter().copied().max().unwrap_or(0) as usize;
+            let held: Vec<String> = r.held_per_stage.iter().map(u64::to_string).collect();
             rows.push(Row {
                 p: np.to_string(),
-                schedule: f[0].into(),
-                m: m.to_string(),
-                formula: format!("{:.1}%", 100.0 * bubble_formula(np as usize, m)),
-                measured: format!("{:.1}%", 100.0 * f[2].parse::<f64>().unwrap()),
-                held: f[3].replace(' ', "/"),
-                kib: f[4].into(),
-                rate: format!("{rate:.0}"),
-                versus: format!("{:.2}x", rate / one),
+                schedule: r.schedule,
+                m: r.m.to_string(),
+                formula: format!("{:.1}%", 100.0 * bubble_formula(np as usize, r.m)),
+                measured: format!("{:.1}%", 100.0 * r.bubble),
+                held: held.join("/"),
+                kib: format!("{:.0}", held_kib(DEPTH / np as usize, BATCH / r.m, most)),
+                rate: format!("{:.0}", r.samples_per_s),
+                versus: format!("{:.2}x", r.samples_per_s / one),
             });
         }
         for note in tagged(&lines, "NOTE ") {
@@ -145,7 +155,7 @@ fn held_kib(blocks: usize, rows: usize, held: usize) -> f64 {
 
 fn inner(world: &SimpleCommunicator) {
     if world.size() == 1 {
-        println!("ONE {:.1}", one_process());
+        print_tagged("ONE", &one_process());
         return;
     }
     let p = world.size() as usize;
@@ -161,14 +171,14 @@ fn inner(world: &SimpleCommunicator) {
                 .iter()
                 .map(|s| s.peak_in_flight as u64)
                 .collect();
-            let most = *all.iter().max().unwrap() as usize;
-            let kib = held_kib(DEPTH / p, BATCH / m, most);
             if world.rank() == 0 {
-                let text: Vec<String> = all.iter().map(u64::to_string).collect();
-                println!(
-                    "ROW {kind:?},{m},{bubble},{},{kib:.0},{rate}",
-                    text.join(" ")
-                );
+                print_row(&Measured {
+                    schedule: format!("{kind:?}"),
+                    m,
+                    bubble,
+                    held_per_stage: all.clone(),
+                    samples_per_s: rate,
+                });
                 if all != on_paper {
                     println!("NOTE {kind:?} m = {m}: held {all:?}, on paper {on_paper:?}");
                 }

@@ -18,9 +18,10 @@ use ch04::solver::{solve, Parts, VARIANTS};
 use ch04::stencil::{set_kernel, Kernel};
 use ch04::topology::dims_create;
 use mpi::traits::*;
+use serde::{Deserialize, Serialize};
 use std::time::Duration;
 use tabled::Tabled;
-use toolkit::bench::{at_rank_counts, tagged, unbind_ranks};
+use toolkit::bench::{at_rank_counts, print_row, print_tagged, rows, tagged_rows, unbind_ranks};
 use toolkit::plot::{loglog_svg, Series};
 use toolkit::report::{print_and_save, write_file, Timing};
 
@@ -37,8 +38,8 @@ const TRIALS: usize = 5;
 /// Rank counts of the sweep.
 const NPS: [u32; 3] = [1, 2, 4];
 
-/// One measurement, as printed by a child's rank 0.
-#[derive(Clone, Debug)]
+/// One measurement, as printed by a child's rank 0 (`ROW {json}`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Sample {
     pub np: u32,
     pub kind: String,
@@ -51,7 +52,22 @@ pub struct Sample {
     pub comm_s: f64,
 }
 
-/// Runs every (grid, variant) at this job's size; rank 0 prints `ROW,...` lines.
+/// The 1-rank run's reference bandwidths, bytes/s (`REF {json}`).
+#[derive(Serialize, Deserialize)]
+struct Reference {
+    copy: f64,
+    scale: f64,
+}
+
+/// One kernel's seconds per step, largest grid and smallest (`KERNEL {json}`).
+#[derive(Serialize, Deserialize)]
+struct KernelTime {
+    name: String,
+    through_memory: f64,
+    in_cache: f64,
+}
+
+/// Runs every (grid, variant) at this job's size; rank 0 prints a `ROW {json}` per one.
 fn child() {
     let universe = toolkit::init();
     let world = universe.world();
@@ -63,7 +79,7 @@ fn child() {
     if size == 1 {
         // measured here, right before the 1-rank runs, under the same load
         let (copy, scale) = limits::reference_bandwidths();
-        println!("REF,{copy:e},{scale:e}");
+        print_tagged("REF", &Reference { copy, scale });
         kernels(&world, &parts);
     }
     for (kind, rows, cols) in grids {
@@ -86,18 +102,24 @@ fn child() {
                 }
             }
             if world.rank() == 0 {
-                println!(
-                    "ROW,{size},{kind},{rows},{cols},{variant:?},{steps},{:e},{:e},{:e}",
-                    best.0, best.1, best.2
-                );
+                print_row(&Sample {
+                    np: size as u32,
+                    kind: kind.into(),
+                    rows,
+                    cols,
+                    variant: format!("{variant:?}"),
+                    steps,
+                    step_s: best.0,
+                    compute_s: best.1,
+                    comm_s: best.2,
+                });
             }
         }
     }
 }
 
 /// Each kernel at 1 rank on the largest grid and on the smallest (the blocking variant),
-/// best of [`TRIALS`]: printed as `KERNEL,name,seconds per step in the kernel (largest),
-/// (smallest)`.
+/// best of [`TRIALS`]: printed as `KERNEL {json}` ([`KernelTime`]).
 fn kernels(world: &mpi::topology::SimpleCommunicator, parts: &Parts) {
     // the largest grid (through memory) and the smallest (its two fields fit in L2)
     let (big, small) = (STRONG[STRONG.len() - 1], STRONG[0]);
@@ -119,25 +141,15 @@ fn kernels(world: &mpi::topology::SimpleCommunicator, parts: &Parts) {
     };
     for kernel in [Kernel::Simple, Kernel::Wide, Kernel::Streaming] {
         let (through_memory, in_cache) = (per_step(kernel, big), per_step(kernel, small));
-        println!("KERNEL,{kernel:?},{through_memory:e},{in_cache:e}");
+        let name = format!("{kernel:?}");
+        let row = KernelTime {
+            name,
+            through_memory,
+            in_cache,
+        };
+        print_tagged("KERNEL", &row);
     }
     set_kernel(Kernel::Auto);
-}
-
-/// A sample from the fields of a `ROW,` line.
-fn parse(line: &str) -> Option<Sample> {
-    let f: Vec<&str> = line.split(',').collect();
-    Some(Sample {
-        np: f[0].parse().ok()?,
-        kind: f[1].into(),
-        rows: f[2].parse().ok()?,
-        cols: f[3].parse().ok()?,
-        variant: f[4].into(),
-        steps: f[5].parse().ok()?,
-        step_s: f[6].parse().ok()?,
-        compute_s: f[7].parse().ok()?,
-        comm_s: f[8].parse().ok()?,
-    })
 }
 
 #[derive(Tabled)]
@@ -180,15 +192,12 @@ fn main() {
         );
         let (mut samples, mut refs, mut kernels) = (vec![], (f64::NAN, f64::NAN), vec![]);
         for (_, lines) in at_rank_counts(&NPS, Duration::from_secs(600)) {
-            samples.extend(tagged(&lines, "ROW,").filter_map(parse));
-            for l in tagged(&lines, "REF,") {
-                let v: Vec<f64> = l.split(',').filter_map(|x| x.parse().ok()).collect();
-                refs = (v[0], v[1]);
+            samples.extend(ok(rows::<Sample>(&lines)));
+            for r in ok(tagged_rows::<Reference>(&lines, "REF")) {
+                refs = (r.copy, r.scale);
             }
-            for l in tagged(&lines, "KERNEL,") {
-                let f: Vec<&str> = l.split(',').collect();
-                let t = |i: usize| f.get(i).and_then(|x| x.parse().ok()).unwrap_or(f64::NAN);
-                kernels.push((f[0].to_string(), t(1), t(2)));
+            for k in ok(tagged_rows::<KernelTime>(&lines, "KERNEL")) {
+                kernels.push((k.name, k.through_memory, k.in_cache));
             }
         }
         if run == 0 {
@@ -199,6 +208,11 @@ fn main() {
     if runs > 1 {
         targets::over_runs(&figures);
     }
+}
+
+/// The records of a run, or a panic that names the bad line.
+fn ok<T>(records: Result<Vec<T>, String>) -> Vec<T> {
+    records.unwrap_or_else(|e| panic!("halo_bench: {e}"))
 }
 
 /// The table, the CSV and the plots, from every sample.
