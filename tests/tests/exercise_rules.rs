@@ -8,11 +8,16 @@ use std::path::{Path, PathBuf};
 use toolkit::check::{exercise_of, exercises_in, rust_files};
 use workbook_tests::{book_pages, files_under, includes, repo_root};
 
+/// The chapters' folders (`chNN-slug`), not the shared crates beside them (`trainer-kit`).
 fn chapters() -> Vec<PathBuf> {
+    let is_chapter = |p: &Path| {
+        let name = p.file_name().unwrap().to_string_lossy();
+        name.starts_with("ch") && name.get(2..4).is_some_and(|n| n.parse::<u32>().is_ok())
+    };
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(repo_root().join("chapters"))
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.join("Cargo.toml").is_file())
+        .filter(|p| p.join("Cargo.toml").is_file() && is_chapter(p))
         .collect();
     dirs.sort();
     dirs

@@ -8,9 +8,11 @@
 
 use tch::{Device, Kind, Tensor};
 
-/// The addition task with `digits`-digit operands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The addition task with `digits`-digit operands (the flag `--digits`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::Args)]
 pub struct Addition {
+    /// Digits of each operand of the addition task (1..=9)
+    #[arg(long, value_name = "D", default_value_t = 3)]
     pub digits: usize,
 }
 

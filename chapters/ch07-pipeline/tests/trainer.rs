@@ -21,12 +21,11 @@ use toolkit::mpi_test;
 /// A tiny model: 4 blocks of width 16 over 2-digit addition, batch 16 in 2 micro-batches.
 fn tiny(steps: u64) -> PipeConfig {
     let mut c = PipeConfig {
-        batch: 16,
         micro: 2,
         steps,
-        quiet: true,
         ..PipeConfig::default()
     };
+    (c.common.batch, c.common.quiet) = (16, true);
     c.shape.task.digits = 2;
     c.shape.width = 16;
     c.shape.depth = 4;
@@ -68,15 +67,15 @@ mpi_test! {
         let mut straight = PipeTrainer::new(world, straight_cfg.clone(), learner_transfer(), Device::Cpu)?;
         let straight_losses = train(&mut straight)?;
         // The first half, writing its checkpoint at step k; then a fresh trainer resumes.
-        let first = PipeConfig {
-            checkpoint: Some(dir.clone()),
-            every: k,
+        let mut first = PipeConfig {
             steps: k,
             ..straight_cfg.clone()
         };
+        (first.common.checkpoint, first.common.every) = (Some(dir.clone()), k);
         train(&mut PipeTrainer::new(world, first.clone(), learner_transfer(), Device::Cpu)?)?;
         world.barrier(); // every stage has written its file
-        let second = PipeConfig { resume: true, steps: 2 * k, ..first };
+        let mut second = PipeConfig { steps: 2 * k, ..first };
+        second.common.resume = true;
         let mut resumed = PipeTrainer::new(world, second, learner_transfer(), Device::Cpu)?;
         let mine = (|| {
             if resumed.step != k {
@@ -137,7 +136,8 @@ fn load_stage(dir: &Path, shape: Shape, s: usize, p: usize) -> Result<u64, Strin
             .collect();
         named.extend(more);
     }
-    pipe_ckpt::load(&pipe_ckpt::path(dir, s), s, p, &mut named)
+    let model = pipe_ckpt::model_name(&shape);
+    pipe_ckpt::load(&pipe_ckpt::path(dir, s), &model, s, p, &mut named)
 }
 
 #[test]
@@ -201,27 +201,39 @@ fn a_cut_or_changed_checkpoint_is_refused() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = pipe_ckpt::path(&dir, 0);
     let t = Tensor::from_slice(&[1.0f64, 2.0, 3.0]);
-    pipe_ckpt::save(&file, 9, 0, 2, &[("w".into(), t.shallow_clone())]).unwrap();
+    pipe_ckpt::save(&file, "toy", 9, 0, 2, &[("w".into(), t.shallow_clone())]).unwrap();
     assert!(
         !file.with_extension("ckpt.tmp").exists(),
         "the temporary file was left"
     );
     let mut into = [("w".to_string(), t.zeros_like())];
-    assert_eq!(pipe_ckpt::load(&file, 0, 2, &mut into), Ok(9));
+    assert_eq!(pipe_ckpt::load(&file, "toy", 0, 2, &mut into), Ok(9));
     assert_eq!(bits(&[into[0].1.shallow_clone()]), bits(&[t]));
     let whole = std::fs::read(&file).unwrap();
-    let mut refused = |bytes: &[u8], s: usize, needle: &str| {
+    let mut refused = |bytes: &[u8], s: usize, model: &str, needle: &str| {
         std::fs::write(&file, bytes).unwrap();
-        match pipe_ckpt::load(&file, s, 2, &mut into) {
+        match pipe_ckpt::load(&file, model, s, 2, &mut into) {
             Err(e) => assert!(e.contains(needle), "{needle}: {e}"),
             Ok(step) => panic!("accepted ({needle}): step {step}"),
         }
     };
-    refused(&whole[..whole.len() - 5], 0, "truncated");
+    refused(&whole[..whole.len() - 5], 0, "toy", "truncated");
     let mut flipped = whole.clone();
     flipped[40] ^= 1;
-    refused(&flipped, 0, "checksum");
-    refused(&whole, 1, "stage 0 of 2");
+    refused(&flipped, 0, "toy", "checksum");
+    refused(&whole, 1, "toy", "stage 0 of 2");
+    refused(
+        &whole,
+        0,
+        "big",
+        "a checkpoint of model `toy`, but this is model `big`",
+    );
+    refused(
+        b"not a checkpoint at all",
+        0,
+        "toy",
+        "not a chapter-7 stage checkpoint",
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -261,6 +273,34 @@ fn bad_settings_fail_in_one_line_before_any_communication() {
         );
         assert!(took < Duration::from_secs(5), "{args:?}: took {took:?}");
     }
+}
+
+#[test]
+fn help_names_the_pipeline_and_every_flag_with_its_default() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pipeline"))
+        .arg("--help")
+        .output()
+        .expect("run pipeline --help");
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{help}");
+    assert!(
+        help.contains("Usage: pipeline") && !help.to_lowercase().contains("usage: train"),
+        "{help}"
+    );
+    for flag in [
+        "--digits",
+        "--micro",
+        "--schedule",
+        "--dp",
+        "--checkpoint",
+        "--threads",
+    ] {
+        assert!(help.contains(flag), "{flag} missing:\n{help}");
+    }
+    assert!(
+        help.contains("[default: 128]") && help.contains("[default: 1f1b]"),
+        "{help}"
+    );
 }
 
 #[test]
