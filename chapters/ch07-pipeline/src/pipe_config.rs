@@ -31,10 +31,6 @@ pub struct PipeConfig {
     /// The task and the model.
     #[command(flatten)]
     pub shape: Shape,
-    /// The flags every trainer takes (`--checkpoint DIR`: each stage saves
-    /// DIR/stage-S.ckpt).
-    #[command(flatten)]
-    pub common: Common,
     /// Micro-batches per replica per step
     #[arg(long, value_name = "M", default_value_t = 4)]
     pub micro: usize,
@@ -56,6 +52,10 @@ pub struct PipeConfig {
     /// One step's timeline: FILE.json (Perfetto) and FILE.svg
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
+    /// The flags every trainer takes (`--checkpoint DIR`: each stage saves
+    /// DIR/stage-S.ckpt).
+    #[command(flatten)]
+    pub common: Common,
 }
 
 impl Default for PipeConfig {

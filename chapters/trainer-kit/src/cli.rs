@@ -31,7 +31,7 @@ pub fn device_choice(s: &str) -> Result<DeviceChoice, String> {
 /// The flags every trainer takes. Their defaults are the trainer's ([`Defaults`]).
 #[derive(Args, Clone, Debug, PartialEq)]
 pub struct Common {
-    /// Global batch: the sum over all ranks (data-parallel replicas)
+    /// Global batch, over all ranks
     #[arg(long, value_name = "GLOBAL")]
     pub batch: usize,
     /// Learning rate
@@ -43,7 +43,7 @@ pub struct Common {
     /// auto: the GPU of the local rank if there is one
     #[arg(long, value_name = "auto|cpu|cuda", value_parser = device_choice)]
     pub device: DeviceChoice,
-    /// LibTorch threads per rank [default: the cores this rank may use, shared by the ranks on them]
+    /// LibTorch threads per rank [default: the cores this rank may use]
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
     /// Where checkpoints go (a file or a folder: the trainer says which)

@@ -17,7 +17,7 @@ use toolkit::plot::{linear_svg, Series};
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|a| a == "--help" || a == "-h") {
-        println!("{}", config::USAGE);
+        print!("{}", config::usage());
         return;
     }
     // Bad flags: one line, before MPI even starts (no rank has communicated yet).
@@ -48,12 +48,12 @@ fn main() {
 }
 
 fn run(world: &mpi::topology::SimpleCommunicator, cfg: config::Config) -> Result<(), String> {
-    let split = match &cfg.data {
+    let split = match &cfg.data() {
         DataSource::Digits => data::digits()?,
         DataSource::Mnist(dir) => data::mnist(dir)?,
     };
     let (n_train, n_test) = (split.train.len(), split.test.len());
-    let place = device::place(world, cfg.device, cfg.threads);
+    let place = device::place(world, cfg.common.device, cfg.common.threads);
     let mut trainer = Trainer::new(world, cfg.clone(), split, place)?;
     let root = world.rank() == 0;
     if root {
@@ -65,8 +65,8 @@ fn run(world: &mpi::topology::SimpleCommunicator, cfg: config::Config) -> Result
         );
         println!(
             "{} ranks, global batch {} ({} per rank), sync {:?} on {:?} ({} buckets of <= {} KiB), lr {}, momentum {}",
-            world.size(), cfg.batch, trainer.sampler.batch, cfg.sync, cfg.allreduce, trainer.buckets().len(),
-            cfg.bucket_kib, cfg.lr, cfg.momentum
+            world.size(), cfg.common.batch, trainer.sampler.batch, cfg.sync, cfg.allreduce, trainer.buckets().len(),
+            cfg.bucket_kib, cfg.common.lr, cfg.momentum
         );
         println!(
             "device {:?}, {} threads per rank ({} cores / {} ranks on this node)",
@@ -77,7 +77,7 @@ fn run(world: &mpi::topology::SimpleCommunicator, cfg: config::Config) -> Result
         } else {
             "agreed"
         };
-        let how = if cfg.resume {
+        let how = if cfg.common.resume {
             "resumed from the checkpoint at step"
         } else {
             "broadcast from rank 0 at step"

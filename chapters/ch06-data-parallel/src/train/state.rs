@@ -12,6 +12,7 @@ impl Trainer<'_> {
     pub(super) fn resume(&mut self) -> Result<(), String> {
         let path = self
             .cfg
+            .common
             .checkpoint
             .clone()
             .expect("checked by config::check");
@@ -23,19 +24,14 @@ impl Trainer<'_> {
             .cloned()
             .zip(self.params.iter().map(Tensor::shallow_clone))
             .collect();
-        restore(
-            &ckpt,
-            &self.cfg.model.name(),
-            &mut named,
-            &mut self.opt.buffers,
-        )
-        .map_err(|e| format!("--resume {}: {e}", path.display()))?;
+        restore(&ckpt, &self.cfg.model.name(), &mut named, &mut self.opt.m)
+            .map_err(|e| format!("--resume {}: {e}", path.display()))?;
         (self.epoch, self.step_in_epoch) = (ckpt.epoch, ckpt.step_in_epoch);
         self.global_step = ckpt.global_step;
-        if ckpt.seed != self.cfg.seed {
+        if ckpt.seed != self.cfg.common.seed {
             return Err(format!(
                 "--resume: checkpoint seed {} but --seed {}",
-                ckpt.seed, self.cfg.seed
+                ckpt.seed, self.cfg.common.seed
             ));
         }
         Ok(())
@@ -66,9 +62,9 @@ impl Trainer<'_> {
             epoch: self.epoch,
             step_in_epoch: self.step_in_epoch,
             global_step: self.global_step,
-            seed: self.cfg.seed,
+            seed: self.cfg.common.seed,
             params: entries(&self.params),
-            momentum: entries(&self.opt.buffers),
+            momentum: entries(&self.opt.m),
         }
     }
 
@@ -85,11 +81,12 @@ impl Trainer<'_> {
         }
     }
 
-    /// Saves a checkpoint on rank 0 if one is due (every `cfg.every` steps).
+    /// Saves a checkpoint on rank 0 if one is due (every `--every` steps).
     pub fn maybe_checkpoint(&self) -> Result<(), String> {
-        match &self.cfg.checkpoint {
+        match &self.cfg.common.checkpoint {
             Some(path)
-                if self.comm.rank() == 0 && self.global_step.is_multiple_of(self.cfg.every) =>
+                if self.comm.rank() == 0
+                    && self.global_step.is_multiple_of(self.cfg.common.every) =>
             {
                 save_checkpoint(path, &self.checkpoint())
                     .map_err(|e| format!("cannot save the checkpoint {}: {e}", path.display()))
