@@ -11,18 +11,9 @@ use crate::model::ModelKind;
 use crate::shuffle::Remainder;
 use clap::Parser;
 use std::path::PathBuf;
-use trainer_kit::cli::{Common, Defaults};
+use trainer_kit::cli::{one_of, Common, Defaults, Trainer};
 
 pub use trainer_kit::cli::DeviceChoice;
-
-/// This trainer's defaults for the kit's flags.
-pub const DEFAULTS: Defaults = Defaults {
-    batch: 64,
-    lr: 0.05,
-    seed: 6,
-    device: "auto",
-    every: 50,
-};
 
 /// Where the data comes from.
 #[derive(Clone, Debug, PartialEq)]
@@ -72,16 +63,16 @@ pub struct Config {
     #[arg(long, value_name = "X", default_value_t = 0.9)]
     pub momentum: f64,
     /// Gradient sync: per-tensor, bucketed or overlap
-    #[arg(long, value_name = "MODE", value_parser = sync, default_value = "bucketed")]
+    #[arg(long, value_name = "MODE", value_parser = one_of("--sync", SYNC), default_value = "bucketed")]
     pub sync: SyncMode,
     /// MPI_Allreduce, or chapter 3's ring
-    #[arg(long, value_name = "mpi|ring", value_parser = backend, default_value = "mpi")]
+    #[arg(long, value_name = "mpi|ring", value_parser = one_of("--allreduce", BACKEND), default_value = "mpi")]
     pub allreduce: Backend,
     /// Bucket cap in KiB
     #[arg(long, value_name = "N", default_value_t = 64)]
     pub bucket_kib: usize,
     /// Samples left over by the ranks
-    #[arg(long, value_name = "pad|drop", value_parser = remainder, default_value = "pad")]
+    #[arg(long, value_name = "pad|drop", value_parser = one_of("--remainder", REMAINDER), default_value = "pad")]
     pub remainder: Remainder,
     /// The MPI reads GPU memory (CUDA-aware): no staging through the host
     #[arg(long)]
@@ -98,7 +89,21 @@ pub struct Config {
 impl Default for Config {
     /// The run of no flags.
     fn default() -> Config {
-        trainer_kit::cli::parse("train", &[], &DEFAULTS).expect("the defaults parse")
+        trainer_kit::cli::defaults()
+    }
+}
+
+impl Trainer for Config {
+    const NAME: &'static str = "train";
+    const DEFAULTS: Defaults = Defaults {
+        batch: 64,
+        lr: 0.05,
+        seed: 6,
+        device: "auto",
+        every: 50,
+    };
+    fn check(&self, ranks: usize) -> Result<(), String> {
+        check(self, ranks)
     }
 }
 
@@ -112,47 +117,26 @@ impl Config {
 }
 
 /// `--sync`'s values.
-fn sync(s: &str) -> Result<SyncMode, String> {
-    match s {
-        "per-tensor" => Ok(SyncMode::PerTensor),
-        "bucketed" => Ok(SyncMode::Bucketed),
-        "overlap" => Ok(SyncMode::Overlap),
-        _ => Err(format!(
-            "unknown --sync `{s}` (per-tensor|bucketed|overlap)"
-        )),
-    }
-}
-
+const SYNC: &[(&str, SyncMode)] = &[
+    ("per-tensor", SyncMode::PerTensor),
+    ("bucketed", SyncMode::Bucketed),
+    ("overlap", SyncMode::Overlap),
+];
 /// `--allreduce`'s values.
-fn backend(s: &str) -> Result<Backend, String> {
-    match s {
-        "mpi" => Ok(Backend::Mpi),
-        "ring" => Ok(Backend::Ring),
-        _ => Err(format!("unknown --allreduce `{s}` (mpi|ring)")),
-    }
-}
-
+const BACKEND: &[(&str, Backend)] = &[("mpi", Backend::Mpi), ("ring", Backend::Ring)];
 /// `--remainder`'s values.
-fn remainder(s: &str) -> Result<Remainder, String> {
-    match s {
-        "pad" => Ok(Remainder::Pad),
-        "drop" => Ok(Remainder::Drop),
-        _ => Err(format!("unknown --remainder `{s}` (pad|drop)")),
-    }
-}
+const REMAINDER: &[(&str, Remainder)] = &[("pad", Remainder::Pad), ("drop", Remainder::Drop)];
 
 /// `train --help`.
 pub fn usage() -> String {
-    trainer_kit::cli::help::<Config>("train", &DEFAULTS)
+    trainer_kit::cli::usage::<Config>()
 }
 
 // ANCHOR: parse
 /// Parses the flags after the program name and checks them against `ranks` (the global
 /// batch must split evenly). The `Err` is the one line to print.
 pub fn parse(args: &[String], ranks: usize) -> Result<Config, String> {
-    let c: Config = trainer_kit::cli::parse("train", args, &DEFAULTS)?;
-    check(&c, ranks)?;
-    Ok(c)
+    trainer_kit::cli::parse_checked(args, ranks)
 }
 // ANCHOR_END: parse
 

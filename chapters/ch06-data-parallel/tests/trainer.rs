@@ -18,6 +18,7 @@ use mpi::traits::*;
 use std::time::Duration;
 use toolkit::launch::Job;
 use toolkit::mpi_test;
+use trainer_kit::cli::{check_cuda_refusal, refusal};
 
 const QUIET: Progress = Progress { enabled: false };
 
@@ -215,43 +216,15 @@ fn bad_flags_fail_before_any_communication() {
         ),
     ];
     for (args, needle) in cases {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_train"))
-            .args(args)
-            .env("NP", "4")
-            .output()
-            .expect("run train");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success(), "{args:?} was accepted");
-        assert_eq!(err.lines().count(), 1, "{args:?}: not one line:\n{err}");
+        let err = refusal(env!("CARGO_BIN_EXE_train"), args, 4);
         assert!(
             err.starts_with("train: ") && err.contains(needle),
             "{args:?}: {err}"
-        );
-        assert!(
-            !err.contains("re-launching"),
-            "{args:?}: mpirun was started: {err}"
         );
     }
 }
 
 #[test]
 fn device_cuda_where_no_gpu_can_be_used_says_why_in_one_line() {
-    // The reason this test process sees (same LibTorch, same machine) is the one expected.
-    let Some(why) = torch_link::why_no_cuda(tch::Cuda::is_available()) else {
-        println!("a GPU can be used here: --device cuda is accepted, nothing to refuse");
-        return;
-    };
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_train"))
-        .args(["--device", "cuda"])
-        .env("NP", "2")
-        .env_remove("OMPI_COMM_WORLD_SIZE")
-        .env_remove("PMI_SIZE")
-        .output()
-        .expect("run train");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !out.status.success(),
-        "--device cuda was accepted without a GPU"
-    );
-    assert_eq!(err, format!("train: --device cuda: {why}\n"));
+    check_cuda_refusal(env!("CARGO_BIN_EXE_train"), "train");
 }

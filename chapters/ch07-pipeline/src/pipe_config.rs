@@ -10,16 +10,7 @@ use crate::plan::Kind;
 use crate::stage_model::Shape;
 use clap::Parser;
 use std::path::PathBuf;
-use trainer_kit::cli::{Common, Defaults, DeviceChoice};
-
-/// This trainer's defaults for the kit's flags.
-pub const DEFAULTS: Defaults = Defaults {
-    batch: 128,
-    lr: 2e-3,
-    seed: 7,
-    device: "cpu",
-    every: 100,
-};
+use trainer_kit::cli::{one_of, Common, Defaults, DeviceChoice, Trainer};
 
 /// Everything a pipeline training run needs to know.
 #[derive(Parser, Clone, Debug)]
@@ -41,7 +32,7 @@ pub struct PipeConfig {
     #[arg(long)]
     pub sgd: bool,
     /// The pipeline schedule: gpipe or 1f1b
-    #[arg(long, value_name = "gpipe|1f1b", value_parser = schedule, default_value = "1f1b")]
+    #[arg(long, value_name = "gpipe|1f1b", value_parser = one_of("--schedule", SCHEDULES), default_value = "1f1b")]
     pub schedule: Kind,
     /// Data-parallel pipelines, of NP/D stages each
     #[arg(long, value_name = "D", default_value_t = 1)]
@@ -61,7 +52,21 @@ pub struct PipeConfig {
 impl Default for PipeConfig {
     /// The run of no flags.
     fn default() -> Self {
-        trainer_kit::cli::parse("pipeline", &[], &DEFAULTS).expect("the defaults parse")
+        trainer_kit::cli::defaults()
+    }
+}
+
+impl Trainer for PipeConfig {
+    const NAME: &'static str = "pipeline";
+    const DEFAULTS: Defaults = Defaults {
+        batch: 128,
+        lr: 2e-3,
+        seed: 7,
+        device: "cpu",
+        every: 100,
+    };
+    fn check(&self, ranks: usize) -> Result<(), String> {
+        check(self, ranks)
     }
 }
 
@@ -73,24 +78,16 @@ impl PipeConfig {
 }
 
 /// `--schedule`'s values.
-fn schedule(s: &str) -> Result<Kind, String> {
-    match s {
-        "gpipe" => Ok(Kind::GPipe),
-        "1f1b" => Ok(Kind::OneFOneB),
-        _ => Err(format!("unknown --schedule `{s}` (gpipe|1f1b)")),
-    }
-}
+const SCHEDULES: &[(&str, Kind)] = &[("gpipe", Kind::GPipe), ("1f1b", Kind::OneFOneB)];
 
 /// `pipeline --help`.
 pub fn usage() -> String {
-    trainer_kit::cli::help::<PipeConfig>("pipeline", &DEFAULTS)
+    trainer_kit::cli::usage::<PipeConfig>()
 }
 
 /// Parses the flags and checks them against `ranks`. The `Err` is the one line to print.
 pub fn parse(args: &[String], ranks: usize) -> Result<PipeConfig, String> {
-    let c: PipeConfig = trainer_kit::cli::parse("pipeline", args, &DEFAULTS)?;
-    check(&c, ranks)?;
-    Ok(c)
+    trainer_kit::cli::parse_checked(args, ranks)
 }
 
 // ANCHOR: check

@@ -17,6 +17,7 @@ use std::time::Duration;
 use tch::{Device, Tensor};
 use toolkit::launch::Job;
 use toolkit::mpi_test;
+use trainer_kit::cli::{check_cuda_refusal, refusal};
 
 /// A tiny model: 4 blocks of width 16 over 2-digit addition, batch 16 in 2 micro-batches.
 fn tiny(steps: u64) -> PipeConfig {
@@ -251,27 +252,11 @@ fn bad_settings_fail_in_one_line_before_any_communication() {
         (&["--resume"], "--resume needs --checkpoint"),
     ];
     for (args, needle) in cases {
-        let start = std::time::Instant::now();
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_pipeline"))
-            .args(args)
-            .env("NP", "4")
-            .env_remove("OMPI_COMM_WORLD_SIZE")
-            .env_remove("PMI_SIZE")
-            .output()
-            .expect("run train");
-        let took = start.elapsed();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success(), "{args:?} was accepted");
-        assert_eq!(err.lines().count(), 1, "{args:?}: not one line:\n{err}");
+        let err = refusal(env!("CARGO_BIN_EXE_pipeline"), args, 4);
         assert!(
             err.starts_with("pipeline: ") && err.contains(needle),
             "{args:?}: {err}"
         );
-        assert!(
-            !err.contains("re-launching") && out.stdout.is_empty(),
-            "{args:?}: mpirun was started: {err}"
-        );
-        assert!(took < Duration::from_secs(5), "{args:?}: took {took:?}");
     }
 }
 
@@ -305,22 +290,5 @@ fn help_names_the_pipeline_and_every_flag_with_its_default() {
 
 #[test]
 fn device_cuda_where_no_gpu_can_be_used_says_why_in_one_line() {
-    // The reason this test process sees (same LibTorch, same machine) is the one expected.
-    let Some(why) = torch_link::why_no_cuda(tch::Cuda::is_available()) else {
-        println!("a GPU can be used here: --device cuda is accepted, nothing to refuse");
-        return;
-    };
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pipeline"))
-        .args(["--device", "cuda"])
-        .env("NP", "2")
-        .env_remove("OMPI_COMM_WORLD_SIZE")
-        .env_remove("PMI_SIZE")
-        .output()
-        .expect("run pipeline");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !out.status.success(),
-        "--device cuda was accepted without a GPU"
-    );
-    assert_eq!(err, format!("pipeline: --device cuda: {why}\n"));
+    check_cuda_refusal(env!("CARGO_BIN_EXE_pipeline"), "pipeline");
 }

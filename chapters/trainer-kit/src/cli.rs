@@ -70,6 +70,74 @@ pub struct Defaults {
     pub every: u64,
 }
 
+/// A trainer's command line: its name, its defaults for [`Common`] and its checks. A
+/// trainer's config derives `clap::Parser` (flattening [`Common`]) and implements this;
+/// [`parse_checked`], [`usage`] and [`defaults`] then do the rest.
+pub trait Trainer: clap::Parser {
+    /// The program's name (`train`, `pipeline`): what `--help` and every error says.
+    const NAME: &'static str;
+    /// The trainer's defaults for the common flags.
+    const DEFAULTS: Defaults;
+    /// The checks that need no communication, against `ranks` ranks (one-line errors).
+    fn check(&self, ranks: usize) -> Result<(), String>;
+}
+
+/// Parses `args` (after the program name) into `P` and checks it against `ranks`.
+pub fn parse_checked<P: Trainer>(args: &[String], ranks: usize) -> Result<P, String> {
+    let c: P = parse(P::NAME, args, &P::DEFAULTS)?;
+    c.check(ranks)?;
+    Ok(c)
+}
+
+/// `P --help`.
+pub fn usage<P: Trainer>() -> String {
+    help::<P>(P::NAME, &P::DEFAULTS)
+}
+
+/// The run of no flags (unchecked): every flag at its default.
+pub fn defaults<P: Trainer>() -> P {
+    parse(P::NAME, &[], &P::DEFAULTS).expect("the defaults parse")
+}
+
+/// The value parser of a flag with named values, e.g. `one_of("--sync", &[("bucketed",
+/// Sync::Bucketed), ...])`: anything else is ``unknown --sync `x` (a|b)``.
+pub fn one_of<T: Copy + Send + Sync + 'static>(
+    flag: &'static str,
+    choices: &'static [(&'static str, T)],
+) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static {
+    move |s: &str| {
+        let found = choices.iter().find(|(name, _)| *name == s);
+        found.map(|&(_, v)| v).ok_or_else(|| {
+            let names: Vec<&str> = choices.iter().map(|(name, _)| *name).collect();
+            format!("unknown {flag} `{s}` ({})", names.join("|"))
+        })
+    }
+}
+
+/// For a trainer's tests: runs its binary `exe` with `args` as a job of `np` ranks would
+/// start it, and checks that it refuses them before MPI starts: a non-zero exit within 5
+/// s, nothing on stdout, one line on stderr, no re-launch under mpirun. Returns that line.
+pub fn refusal(exe: &str, args: &[&str], np: usize) -> String {
+    let start = std::time::Instant::now();
+    let out = std::process::Command::new(exe)
+        .args(args)
+        .env("NP", np.to_string())
+        .env_remove("OMPI_COMM_WORLD_SIZE")
+        .env_remove("PMI_SIZE")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {exe}: {e}"));
+    let took = start.elapsed();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(!out.status.success(), "{args:?} was accepted");
+    assert_eq!(err.lines().count(), 1, "{args:?}: not one line:\n{err}");
+    assert!(
+        !err.contains("re-launching") && out.stdout.is_empty(),
+        "{args:?}: mpirun was started: {err}"
+    );
+    assert!(took.as_secs() < 5, "{args:?}: took {took:?}");
+    err.trim_end().to_string()
+}
+
 /// The command of parser `P`, named `name`, with `defaults` on the common flags.
 fn command<P: CommandFactory>(name: &'static str, defaults: &Defaults) -> clap::Command {
     let d = |v: String| move |a: clap::Arg| a.default_value(v.clone()).required(false);
@@ -125,6 +193,19 @@ pub fn ranks_from_env() -> usize {
         .unwrap_or(4)
 }
 
+/// For a trainer's tests: `exe --device cuda` where LibTorch can use no GPU is refused in
+/// one line that says why (the reason this test process sees: same LibTorch, same
+/// machine), `name: --device cuda: <why>`. Where a GPU can be used there is nothing to
+/// refuse, and it says so.
+pub fn check_cuda_refusal(exe: &str, name: &str) {
+    let Some(why) = torch_link::why_no_cuda(tch::Cuda::is_available()) else {
+        println!("a GPU can be used here: --device cuda is accepted, nothing to refuse");
+        return;
+    };
+    let err = refusal(exe, &["--device", "cuda"], 2);
+    assert_eq!(err, format!("{name}: --device cuda: {why}"));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,6 +218,9 @@ mod tests {
         /// Steps
         #[arg(long, default_value_t = 3)]
         steps: u64,
+        /// A choice
+        #[arg(long, value_parser = one_of("--pick", &[("a", 1u8), ("b", 2u8)]), default_value = "b")]
+        pick: u8,
     }
 
     const D: Defaults = Defaults {
@@ -159,7 +243,10 @@ mod tests {
             (t.common.device, t.common.every, t.steps),
             (DeviceChoice::Cpu, 10, 3)
         );
-        assert_eq!((t.common.threads, t.common.resume), (None, false));
+        assert_eq!(
+            (t.common.threads, t.common.resume, t.pick),
+            (None, false, 2)
+        );
         let t: Toy = parse(
             "toy",
             &args(&["--batch", "6", "--device", "cuda", "--resume"]),
@@ -179,6 +266,7 @@ mod tests {
             (&["--device", "tpu"][..], "unknown device `tpu`"),
             (&["--wat"][..], "--wat"),
             (&["--lr"][..], "--lr"),
+            (&["--pick", "c"][..], "unknown --pick `c` (a|b)"),
         ] {
             let e = parse::<Toy>("toy", &args(bad), &D).unwrap_err();
             assert!(e.contains(needle) && !e.contains('\n'), "{bad:?}: {e}");
