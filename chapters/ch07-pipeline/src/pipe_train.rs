@@ -23,6 +23,7 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::time::Instant;
 use tch::{Device, Tensor};
+use trainer_kit::ckpt;
 use trainer_kit::cli::DeviceChoice;
 
 /// Ex 7.2's pair, the transfer the trainer runs with.
@@ -123,21 +124,18 @@ impl<'c> PipeTrainer<'c> {
 
     /// Parameters and optimizer state, named (what a checkpoint holds; shallow clones).
     fn state(&self) -> Vec<(String, Tensor)> {
-        let mut named: Vec<(String, Tensor)> = self
-            .stage
-            .names
-            .iter()
-            .cloned()
-            .zip(self.stage.params.iter().map(Tensor::shallow_clone))
-            .collect();
-        for (tag, list) in [("adam_m", &self.opt.m), ("adam_v", &self.opt.v)] {
-            named.extend(
-                self.stage
-                    .names
-                    .iter()
-                    .zip(list)
-                    .map(|(n, t)| (format!("{tag}.{n}"), t.shallow_clone())),
-            );
+        let names = &self.stage.names;
+        let mut named = ckpt::named(
+            "",
+            names,
+            self.stage.params.iter().map(Tensor::shallow_clone),
+        );
+        for (tag, list) in [("adam_m.", &self.opt.m), ("adam_v.", &self.opt.v)] {
+            named.extend(ckpt::named(
+                tag,
+                names,
+                list.iter().map(Tensor::shallow_clone),
+            ));
         }
         named
     }

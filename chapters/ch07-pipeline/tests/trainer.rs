@@ -17,6 +17,7 @@ use std::time::Duration;
 use tch::{Device, Tensor};
 use toolkit::launch::Job;
 use toolkit::mpi_test;
+use trainer_kit::ckpt;
 use trainer_kit::cli::{check_cuda_refusal, refusal};
 
 /// A tiny model: 4 blocks of width 16 over 2-digit addition, batch 16 in 2 micro-batches.
@@ -122,20 +123,10 @@ mpi_test! {
 fn load_stage(dir: &Path, shape: Shape, s: usize, p: usize) -> Result<u64, String> {
     let blocks = toolkit::split::block_range(shape.depth, p, s);
     let st = StageModel::new(shape, blocks, s == 0, s + 1 == p, 7, Device::Cpu);
-    let mut named: Vec<(String, Tensor)> = st
-        .names
-        .iter()
-        .cloned()
-        .zip(st.params.iter().map(Tensor::zeros_like))
-        .collect();
-    for tag in ["adam_m", "adam_v"] {
-        let more: Vec<(String, Tensor)> = st
-            .names
-            .iter()
-            .zip(&st.params)
-            .map(|(n, t)| (format!("{tag}.{n}"), t.zeros_like()))
-            .collect();
-        named.extend(more);
+    let zeros = || st.params.iter().map(Tensor::zeros_like);
+    let mut named = ckpt::named("", &st.names, zeros());
+    for tag in ["adam_m.", "adam_v."] {
+        named.extend(ckpt::named(tag, &st.names, zeros()));
     }
     let model = pipe_ckpt::model_name(&shape);
     pipe_ckpt::load(&pipe_ckpt::path(dir, s), &model, s, p, &mut named)

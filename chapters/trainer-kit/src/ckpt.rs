@@ -90,6 +90,17 @@ pub fn same_model(saved: &str, this: &str) -> Result<(), String> {
     }
 }
 
+/// Tensors with their names, `prefix` before each (`""`, or a tag of the optimizer's
+/// state such as `"adam_m."`): the list a trainer saves and restores.
+pub fn named(
+    prefix: &str,
+    names: &[String],
+    tensors: impl IntoIterator<Item = tch::Tensor>,
+) -> Vec<(String, tch::Tensor)> {
+    let names = names.iter().map(|n| format!("{prefix}{n}"));
+    names.zip(tensors).collect()
+}
+
 /// The elements a tensor of a checkpoint holds: f32 or f64, stored little-endian.
 pub trait Elem: Copy {
     /// Bytes per element.
@@ -254,6 +265,17 @@ mod tests {
             F.unseal(b"PNG\0 not a checkpoint"),
             Err(SealError::NotACheckpoint)
         );
+    }
+
+    #[test]
+    fn named_tensors_carry_their_prefix() {
+        let names = ["w".to_string(), "b".to_string()];
+        let list = named("adam_m.", &names, [1.0f64, 2.0].map(tch::Tensor::from));
+        let got: Vec<(&str, f64)> = list
+            .iter()
+            .map(|(n, t)| (n.as_str(), t.double_value(&[])))
+            .collect();
+        assert_eq!(got, [("adam_m.w", 1.0), ("adam_m.b", 2.0)]);
     }
 
     #[test]

@@ -18,12 +18,8 @@ impl Trainer<'_> {
             .expect("checked by config::check");
         let ckpt =
             load_checkpoint(&path).map_err(|e| format!("--resume {}: {e}", path.display()))?;
-        let mut named: Vec<(String, Tensor)> = self
-            .names
-            .iter()
-            .cloned()
-            .zip(self.params.iter().map(Tensor::shallow_clone))
-            .collect();
+        let params = self.params.iter().map(Tensor::shallow_clone);
+        let mut named = trainer_kit::ckpt::named("", &self.names, params);
         restore(&ckpt, &self.cfg.model.name(), &mut named, &mut self.opt.m)
             .map_err(|e| format!("--resume {}: {e}", path.display()))?;
         (self.epoch, self.step_in_epoch) = (ckpt.epoch, ckpt.step_in_epoch);
