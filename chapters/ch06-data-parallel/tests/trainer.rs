@@ -16,9 +16,9 @@ use ch06::{ckpt_format, data, flat};
 use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::*;
 use std::time::Duration;
-use toolkit::launch::Job;
 use toolkit::mpi_test;
 use trainer_kit::cli::{check_cuda_refusal, refusal};
+use trainer_kit::fault::killed_job;
 
 const QUIET: Progress = Progress { enabled: false };
 
@@ -167,24 +167,8 @@ fn a_killed_rank_ends_the_job_and_the_checkpoint_survives() {
         "--threads",
         "1",
     ];
-    let out = Job::new(env!("CARGO_BIN_EXE_train"))
-        .ranks(3)
-        .args(args)
-        .env("CH06_KILL_RANK", "1")
-        .env("CH06_KILL_AT_STEP", "12")
-        .timeout(Duration::from_secs(60))
-        .run()
-        .expect("mpirun");
-    let text = out.text();
-    assert!(
-        !out.success() && !out.timed_out,
-        "the job went on without rank 1:\n{text}"
-    );
-    assert!(
-        out.wall < Duration::from_secs(30),
-        "took {:?} to end:\n{text}",
-        out.wall
-    );
+    let exe = env!("CARGO_BIN_EXE_train");
+    let (text, wall) = killed_job(exe, "CH06", 3, &args, (1, 12), Duration::from_secs(30));
     let bytes =
         std::fs::read(&path).unwrap_or_else(|e| panic!("no checkpoint {path:?}: {e}\n{text}"));
     let ckpt = ckpt_format::decode(&bytes).unwrap_or_else(|e| panic!("checkpoint unusable: {e}"));
@@ -195,7 +179,7 @@ fn a_killed_rank_ends_the_job_and_the_checkpoint_survives() {
     let _ = std::fs::remove_file(&path);
     println!(
         "rank 1 killed at step 12: job ended in {:.1} s, checkpoint of step 10 intact",
-        out.wall.as_secs_f64()
+        wall.as_secs_f64()
     );
 }
 

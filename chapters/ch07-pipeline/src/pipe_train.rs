@@ -269,15 +269,9 @@ impl<'c> PipeTrainer<'c> {
     }
 
     /// Fault injection for the tests: `CH07_KILL_RANK=r CH07_KILL_AT_STEP=n` kills world
-    /// rank r (SIGKILL, no goodbye) when it reaches step n.
+    /// rank r (SIGKILL, no goodbye) when it reaches step n (the trainer kit's).
     fn maybe_die(&self) {
-        let var = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u64>().ok());
-        if var("CH07_KILL_RANK") == Some(self.world.rank() as u64)
-            && var("CH07_KILL_AT_STEP") == Some(self.step)
-        {
-            // SAFETY: raise() only signals this process; SIGKILL ends it at once, on purpose.
-            unsafe { libc::raise(libc::SIGKILL) };
-        }
+        trainer_kit::fault::maybe_die("CH07", self.world.rank(), self.step);
     }
 
     /// Replica 0's stages each save their file every `cfg.every` steps.

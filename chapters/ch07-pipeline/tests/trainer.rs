@@ -15,10 +15,10 @@ use mpi::traits::*;
 use std::path::Path;
 use std::time::Duration;
 use tch::{Device, Tensor};
-use toolkit::launch::Job;
 use toolkit::mpi_test;
 use trainer_kit::ckpt;
 use trainer_kit::cli::{check_cuda_refusal, refusal};
+use trainer_kit::fault::killed_job;
 
 /// A tiny model: 4 blocks of width 16 over 2-digit addition, batch 16 in 2 micro-batches.
 fn tiny(steps: u64) -> PipeConfig {
@@ -140,25 +140,11 @@ fn a_killed_rank_ends_the_job_and_every_stage_checkpoint_survives() {
         "--digits", "2", "--width", "16", "--depth", "3", "--batch", "12", "--micro", "2",
         "--steps", "100000", "--report", "100000", "--every", "2", "--quiet",
     ];
-    let out = Job::new(env!("CARGO_BIN_EXE_pipeline"))
-        .ranks(3)
-        .args(args)
-        .args(["--checkpoint", dir.to_str().unwrap()])
-        .env("CH07_KILL_RANK", "1") // the middle stage
-        .env("CH07_KILL_AT_STEP", "5")
-        .timeout(Duration::from_secs(60))
-        .run()
-        .expect("mpirun");
-    let text = out.text();
-    assert!(
-        !out.success() && !out.timed_out,
-        "the job went on without rank 1:\n{text}"
-    );
-    assert!(
-        out.wall < Duration::from_secs(20),
-        "took {:?} to end:\n{text}",
-        out.wall
-    );
+    let mut all = args.to_vec();
+    all.extend(["--checkpoint", dir.to_str().unwrap()]);
+    let exe = env!("CARGO_BIN_EXE_pipeline");
+    // Rank 1 is the middle stage.
+    let (text, wall) = killed_job(exe, "CH07", 3, &all, (1, 5), Duration::from_secs(20));
     assert!(
         text.contains("rank 1") && (text.contains("signal 9") || text.contains("Killed")),
         "no message naming the killed rank:\n{text}"
@@ -182,7 +168,7 @@ fn a_killed_rank_ends_the_job_and_every_stage_checkpoint_survives() {
         .unwrap_or("");
     println!(
         "rank 1 killed at step 5: job ended in {:.1} s ({}); stages 0..3 checkpoints of step 4 intact",
-        out.wall.as_secs_f64(),
+        wall.as_secs_f64(),
         said.trim()
     );
 }

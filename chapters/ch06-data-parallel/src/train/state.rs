@@ -65,16 +65,9 @@ impl Trainer<'_> {
     }
 
     /// Fault injection for the tests: `CH06_KILL_RANK=r CH06_KILL_AT_STEP=n` kills rank r
-    /// (SIGKILL, no goodbye) when it reaches global step n.
+    /// (SIGKILL, no goodbye) when it reaches global step n (the trainer kit's).
     pub(super) fn maybe_die(&self) {
-        let var = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u64>().ok());
-        if var("CH06_KILL_RANK") == Some(self.comm.rank() as u64)
-            && var("CH06_KILL_AT_STEP") == Some(self.global_step)
-        {
-            // SAFETY: raise() only sends a signal to this process; SIGKILL ends it at once,
-            // on purpose (the test wants a rank to die without a goodbye).
-            unsafe { libc::raise(libc::SIGKILL) };
-        }
+        trainer_kit::fault::maybe_die("CH06", self.comm.rank(), self.global_step);
     }
 
     /// Saves a checkpoint on rank 0 if one is due (every `--every` steps).
