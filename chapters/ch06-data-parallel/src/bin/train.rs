@@ -70,7 +70,10 @@ fn run(world: &mpi::topology::SimpleCommunicator, cfg: config::Config) -> Result
         );
         println!(
             "device {:?}, {} threads per rank ({} cores / {} ranks on this node)",
-            place.device, place.threads, place.cores, place.local_ranks
+            place.device,
+            place.threads,
+            trainer_kit::place::online_cores(),
+            place.local_ranks
         );
         let before = if trainer.differed_before_broadcast {
             "differed"
