@@ -11,7 +11,7 @@ use crate::model::ModelKind;
 use crate::shuffle::Remainder;
 use clap::Parser;
 use std::path::PathBuf;
-use trainer_kit::cli::{one_of, Common, Defaults, Trainer};
+use trainer_kit::cli::{one_of, Common};
 
 pub use trainer_kit::cli::DeviceChoice;
 
@@ -86,26 +86,9 @@ pub struct Config {
     pub common: Common,
 }
 
-impl Default for Config {
-    /// The run of no flags.
-    fn default() -> Config {
-        trainer_kit::cli::defaults()
-    }
-}
-
-impl Trainer for Config {
-    const NAME: &'static str = "train";
-    const DEFAULTS: Defaults = Defaults {
-        batch: 64,
-        lr: 0.05,
-        seed: 6,
-        device: "auto",
-        every: 50,
-    };
-    fn check(&self, ranks: usize) -> Result<(), String> {
-        check(self, ranks)
-    }
-}
+// The kit's Trainer (name, defaults of the common flags, checks) and Default (no flags).
+trainer_kit::trainer!(Config, name: "train", check: check,
+    batch: 64, lr: 0.05, seed: 6, device: "auto", every: 50);
 
 impl Config {
     /// Where the data comes from (`--data DIR`, else the shipped digits).

@@ -10,7 +10,7 @@ use crate::plan::Kind;
 use crate::stage_model::Shape;
 use clap::Parser;
 use std::path::PathBuf;
-use trainer_kit::cli::{one_of, Common, Defaults, DeviceChoice, Trainer};
+use trainer_kit::cli::{one_of, Common, DeviceChoice};
 
 /// Everything a pipeline training run needs to know.
 #[derive(Parser, Clone, Debug)]
@@ -49,26 +49,9 @@ pub struct PipeConfig {
     pub common: Common,
 }
 
-impl Default for PipeConfig {
-    /// The run of no flags.
-    fn default() -> Self {
-        trainer_kit::cli::defaults()
-    }
-}
-
-impl Trainer for PipeConfig {
-    const NAME: &'static str = "pipeline";
-    const DEFAULTS: Defaults = Defaults {
-        batch: 128,
-        lr: 2e-3,
-        seed: 7,
-        device: "cpu",
-        every: 100,
-    };
-    fn check(&self, ranks: usize) -> Result<(), String> {
-        check(self, ranks)
-    }
-}
+// The kit's Trainer (name, defaults of the common flags, checks) and Default (no flags).
+trainer_kit::trainer!(PipeConfig, name: "pipeline", check: check,
+    batch: 128, lr: 2e-3, seed: 7, device: "cpu", every: 100);
 
 impl PipeConfig {
     /// Whether the stages run on GPUs (`--device cuda`, checked: a GPU is there).

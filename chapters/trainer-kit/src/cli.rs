@@ -82,6 +82,42 @@ pub trait Trainer: clap::Parser {
     fn check(&self, ranks: usize) -> Result<(), String>;
 }
 
+/// Makes a trainer's config (a `clap::Parser` that flattens [`Common`]) a [`Trainer`],
+/// and its `Default` the run of no flags:
+///
+/// ```ignore
+/// trainer_kit::trainer!(Config, name: "train", check: check,
+///     batch: 64, lr: 0.05, seed: 6, device: "auto", every: 50);
+/// ```
+///
+/// `check` is the trainer's `fn(&Config, usize) -> Result<(), String>`.
+#[macro_export]
+macro_rules! trainer {
+    ($config:ty, name: $name:literal, check: $check:path,
+     batch: $batch:expr, lr: $lr:expr, seed: $seed:expr, device: $device:literal,
+     every: $every:expr) => {
+        impl $crate::cli::Trainer for $config {
+            const NAME: &'static str = $name;
+            const DEFAULTS: $crate::cli::Defaults = $crate::cli::Defaults {
+                batch: $batch,
+                lr: $lr,
+                seed: $seed,
+                device: $device,
+                every: $every,
+            };
+            fn check(&self, ranks: usize) -> Result<(), String> {
+                $check(self, ranks)
+            }
+        }
+        impl Default for $config {
+            /// The run of no flags: every flag at its default.
+            fn default() -> Self {
+                $crate::cli::defaults()
+            }
+        }
+    };
+}
+
 /// Parses `args` (after the program name) into `P` and checks it against `ranks`.
 pub fn parse_checked<P: Trainer>(args: &[String], ranks: usize) -> Result<P, String> {
     let c: P = parse(P::NAME, args, &P::DEFAULTS)?;
