@@ -110,19 +110,6 @@ const BACKEND: &[(&str, Backend)] = &[("mpi", Backend::Mpi), ("ring", Backend::R
 /// `--remainder`'s values.
 const REMAINDER: &[(&str, Remainder)] = &[("pad", Remainder::Pad), ("drop", Remainder::Drop)];
 
-/// `train --help`.
-pub fn usage() -> String {
-    trainer_kit::cli::usage::<Config>()
-}
-
-// ANCHOR: parse
-/// Parses the flags after the program name and checks them against `ranks` (the global
-/// batch must split evenly). The `Err` is the one line to print.
-pub fn parse(args: &[String], ranks: usize) -> Result<Config, String> {
-    trainer_kit::cli::parse_checked(args, ranks)
-}
-// ANCHOR_END: parse
-
 /// The checks that need no data and no communication.
 pub fn check(c: &Config, ranks: usize) -> Result<(), String> {
     let run = &c.common;

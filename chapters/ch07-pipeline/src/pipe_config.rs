@@ -63,16 +63,6 @@ impl PipeConfig {
 /// `--schedule`'s values.
 const SCHEDULES: &[(&str, Kind)] = &[("gpipe", Kind::GPipe), ("1f1b", Kind::OneFOneB)];
 
-/// `pipeline --help`.
-pub fn usage() -> String {
-    trainer_kit::cli::usage::<PipeConfig>()
-}
-
-/// Parses the flags and checks them against `ranks`. The `Err` is the one line to print.
-pub fn parse(args: &[String], ranks: usize) -> Result<PipeConfig, String> {
-    trainer_kit::cli::parse_checked(args, ranks)
-}
-
 // ANCHOR: check
 /// The checks that need no communication.
 pub fn check(c: &PipeConfig, ranks: usize) -> Result<(), String> {

@@ -135,6 +135,21 @@ pub fn defaults<P: Trainer>() -> P {
     parse(P::NAME, &[], &P::DEFAULTS).expect("the defaults parse")
 }
 
+/// A trainer's `main` starts here: its flags from the command line, checked against the
+/// job's ranks before MPI starts. `--help` prints [`usage`] and exits 0; a bad flag prints
+/// one line, `name: why`, and exits 2 (no rank has communicated yet).
+pub fn from_command_line<P: Trainer>() -> P {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        print!("{}", usage::<P>());
+        std::process::exit(0);
+    }
+    parse_checked(&args, ranks_from_env()).unwrap_or_else(|why| {
+        eprintln!("{}: {why}", P::NAME);
+        std::process::exit(2);
+    })
+}
+
 /// The value parser of a flag with named values, e.g. `one_of("--sync", &[("bucketed",
 /// Sync::Bucketed), ...])`: anything else is ``unknown --sync `x` (a|b)``.
 pub fn one_of<T: Copy + Send + Sync + 'static>(

@@ -7,25 +7,14 @@
 //! exact-match accuracy on held-out problems, samples/s and the measured bubble share.
 //! `--trace FILE` also writes the last step's timeline as FILE.json and FILE.svg.
 
-use ch07::pipe_config::{self, PipeConfig};
+use ch07::pipe_config::PipeConfig;
 use ch07::pipe_train::{learner_transfer, PipeTrainer};
 use ch07::trace::{timeline_svg, trace_json};
 use mpi::traits::*;
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|a| a == "--help" || a == "-h") {
-        print!("{}", pipe_config::usage());
-        return;
-    }
     // Bad settings: one line, before MPI starts (no rank has communicated yet).
-    let cfg = match pipe_config::parse(&args, trainer_kit::cli::ranks_from_env()) {
-        Ok(cfg) => cfg,
-        Err(why) => {
-            eprintln!("pipeline: {why}");
-            std::process::exit(2);
-        }
-    };
+    let cfg: PipeConfig = trainer_kit::cli::from_command_line();
     let universe = toolkit::init();
     let world = universe.world();
     let code = match run(&world, cfg) {
