@@ -17,7 +17,7 @@ use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::*;
 use std::time::Duration;
 use toolkit::mpi_test;
-use trainer_kit::cli::{check_cuda_refusal, refusal};
+use trainer_kit::cli::{check_cuda_refusal, check_refusals};
 use trainer_kit::fault::killed_job;
 
 const QUIET: Progress = Progress { enabled: false };
@@ -199,13 +199,7 @@ fn bad_flags_fail_before_any_communication() {
             "--allreduce ring runs with",
         ),
     ];
-    for (args, needle) in cases {
-        let err = refusal(env!("CARGO_BIN_EXE_train"), args, 4);
-        assert!(
-            err.starts_with("train: ") && err.contains(needle),
-            "{args:?}: {err}"
-        );
-    }
+    check_refusals(env!("CARGO_BIN_EXE_train"), "train", 4, &cases);
 }
 
 #[test]

@@ -17,7 +17,7 @@ use std::time::Duration;
 use tch::{Device, Tensor};
 use toolkit::mpi_test;
 use trainer_kit::ckpt;
-use trainer_kit::cli::{check_cuda_refusal, refusal};
+use trainer_kit::cli::{check_cuda_refusal, check_refusals};
 use trainer_kit::fault::killed_job;
 
 /// A tiny model: 4 blocks of width 16 over 2-digit addition, batch 16 in 2 micro-batches.
@@ -228,13 +228,7 @@ fn bad_settings_fail_in_one_line_before_any_communication() {
         (&["--schedule", "zigzag"], "unknown --schedule `zigzag`"),
         (&["--resume"], "--resume needs --checkpoint"),
     ];
-    for (args, needle) in cases {
-        let err = refusal(env!("CARGO_BIN_EXE_pipeline"), args, 4);
-        assert!(
-            err.starts_with("pipeline: ") && err.contains(needle),
-            "{args:?}: {err}"
-        );
-    }
+    check_refusals(env!("CARGO_BIN_EXE_pipeline"), "pipeline", 4, &cases);
 }
 
 #[test]

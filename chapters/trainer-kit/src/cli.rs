@@ -244,6 +244,19 @@ pub fn ranks_from_env() -> usize {
         .unwrap_or(4)
 }
 
+/// For a trainer's tests: each of `cases` (flags, and a piece of the expected message) is
+/// a [`refusal`] of `exe` at `np` ranks whose line is `name: ...` and holds that piece.
+pub fn check_refusals(exe: &str, name: &str, np: usize, cases: &[(&[&str], &str)]) {
+    for (args, needle) in cases {
+        let err = refusal(exe, args, np);
+        let prefix = format!("{name}: ");
+        assert!(
+            err.starts_with(&prefix) && err.contains(needle),
+            "{args:?}: expected `{needle}`: {err}"
+        );
+    }
+}
+
 /// For a trainer's tests: `exe --device cuda` where LibTorch can use no GPU is refused in
 /// one line that says why (the reason this test process sees: same LibTorch, same
 /// machine), `name: --device cuda: <why>`. Where a GPU can be used there is nothing to
