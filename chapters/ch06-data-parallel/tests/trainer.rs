@@ -17,8 +17,8 @@ use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::*;
 use std::time::Duration;
 use toolkit::mpi_test;
-use trainer_kit::cli::{check_cuda_refusal, check_refusals};
 use trainer_kit::fault::killed_job;
+use trainer_kit::testing::{check_cuda_refusal, check_refusals};
 
 const QUIET: Progress = Progress { enabled: false };
 

@@ -17,8 +17,8 @@ use std::time::Duration;
 use tch::{Device, Tensor};
 use toolkit::mpi_test;
 use trainer_kit::ckpt;
-use trainer_kit::cli::{check_cuda_refusal, check_refusals};
 use trainer_kit::fault::killed_job;
+use trainer_kit::testing::{check_cuda_refusal, check_refusals};
 
 /// A tiny model: 4 blocks of width 16 over 2-digit addition, batch 16 in 2 micro-batches.
 fn tiny(steps: u64) -> PipeConfig {

@@ -10,7 +10,8 @@
 //!   list of one), with their state in the open so that it can be checkpointed;
 //! - [`place`]: the cores this rank may use (its CPU affinity), its device and its threads;
 //! - [`fault`]: a rank killed on purpose mid-training, and the test that the job ends;
-//! - [`rng`]: SplitMix64, the same random numbers on every rank.
+//! - [`rng`]: SplitMix64, the same random numbers on every rank;
+//! - [`testing`]: for a trainer's tests, its refusals of bad flags.
 //!
 //! Nothing here is an exercise: what a chapter teaches (the atomic save of ex 6.6, the
 //! restore of ex 6.7, the thread plan of chapter 5...) stays in that chapter.
@@ -21,3 +22,4 @@ pub mod fault;
 pub mod optim;
 pub mod place;
 pub mod rng;
+pub mod testing;
