@@ -3,25 +3,12 @@
 //! mpirun decides where each rank may run (its *binding*); the kernel keeps that as the
 //! rank's CPU affinity, which [`allowed_cpus`] reads (`sched_getaffinity`). Threads a
 //! rank starts inherit it: two threads of a rank bound to one core share that core.
+//! Reading the affinity and the node's cores is the trainer kit's (`trainer_kit::place`,
+//! which the trainers of chapters 6 and 7 use too); the thread plan is this chapter's.
 
 use mpi::topology::SimpleCommunicator;
-use mpi::traits::*;
 
-/// The CPUs this process may run on (its affinity mask), in increasing order.
-pub fn allowed_cpus() -> Vec<usize> {
-    // SAFETY: a zeroed cpu_set_t is a valid empty set; sched_getaffinity(0) fills it for
-    // this thread, within the size we pass.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        let size = std::mem::size_of::<libc::cpu_set_t>();
-        if libc::sched_getaffinity(0, size, &mut set) != 0 {
-            return vec![];
-        }
-        (0..libc::CPU_SETSIZE as usize)
-            .filter(|&c| libc::CPU_ISSET(c, &set))
-            .collect()
-    }
-}
+pub use trainer_kit::place::{allowed_cpus, online_cores};
 
 /// CPUs as Linux lists them: `0-3,6`.
 pub fn cpu_list(cpus: &[usize]) -> String {
@@ -42,18 +29,11 @@ pub fn cpu_list(cpus: &[usize]) -> String {
     parts.join(",")
 }
 
-/// The cores of this machine that are online (all of them, whatever the binding).
-pub fn online_cores() -> usize {
-    // SAFETY: sysconf reads a system constant.
-    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
-    n.max(1) as usize
-}
-
 /// This rank's place on its node: `(local rank, ranks on this node)`, from the
 /// communicator of the ranks that share memory with it (`MPI_Comm_split_type`).
 pub fn node_local(world: &SimpleCommunicator) -> (i32, i32) {
-    let node = world.split_shared(world.rank());
-    (node.rank(), node.size())
+    let (rank, size) = trainer_kit::place::node_local(world);
+    (rank as i32, size as i32)
 }
 
 /// The threads-per-rank settings of a lab: `--threads N` and `--oversubscribe`.

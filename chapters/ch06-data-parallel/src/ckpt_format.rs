@@ -1,9 +1,12 @@
 //! Given: what a checkpoint holds and its file format, with a checksum.
 //!
-//! Layout (little-endian): magic `CH06CKPT`, format version (u32), body length (u64),
-//! body, FNV-1a-64 of the body (u64). The body: model name, epoch, step in epoch, global
-//! step, seed, then the named parameters and the momentum buffers (name, shape, f32 data).
-//! A short file is "truncated", a wrong checksum "corrupt": never a silent fresh start.
+//! The container is the trainer kit's (`trainer_kit::ckpt`), shared by every trainer:
+//! magic `CH06CKPT`, format version (u32), body length (u64), body, FNV-1a-64 of the body
+//! (u64), little-endian. The body: model name, epoch, step in epoch, global step, seed,
+//! then the named parameters and the momentum buffers (name, shape, f32 data). A short
+//! file is "truncated", a wrong checksum "corrupt": never a silent fresh start.
+
+use trainer_kit::ckpt::{Format, Reader, SealError, Writer};
 
 /// Everything needed to continue training exactly where it stopped.
 #[derive(Clone, Debug, PartialEq)]
@@ -68,83 +71,58 @@ impl std::fmt::Display for CheckpointError {
 
 impl std::error::Error for CheckpointError {}
 
-const MAGIC: &[u8; 8] = b"CH06CKPT";
-const VERSION: u32 = 1;
-
-/// FNV-1a, 64 bits: enough to catch flipped or cut bytes (not an attack).
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
+impl From<SealError> for CheckpointError {
+    fn from(e: SealError) -> CheckpointError {
+        match e {
+            SealError::Truncated { expected, got } => CheckpointError::Truncated { expected, got },
+            SealError::NotACheckpoint => CheckpointError::NotACheckpoint,
+            SealError::Corrupt => CheckpointError::Corrupt,
+        }
+    }
 }
+
+/// Chapter 6's file format in the kit's container.
+const FORMAT: Format = Format {
+    magic: *b"CH06CKPT",
+    version: 1,
+};
 
 /// The checkpoint as the bytes of a file.
 pub fn encode(c: &Checkpoint) -> Vec<u8> {
-    let mut body = vec![];
-    let put = |b: &mut Vec<u8>, x: u64| b.extend_from_slice(&x.to_le_bytes());
-    let put_str = |b: &mut Vec<u8>, s: &str| {
-        b.extend_from_slice(&(s.len() as u64).to_le_bytes());
-        b.extend_from_slice(s.as_bytes());
-    };
-    put_str(&mut body, &c.model);
+    let mut body = Writer::default();
+    body.str(&c.model);
     for x in [c.epoch, c.step_in_epoch, c.global_step, c.seed] {
-        put(&mut body, x);
+        body.u64(x);
     }
     for list in [&c.params, &c.momentum] {
-        put(&mut body, list.len() as u64);
+        body.u64(list.len() as u64);
         for e in list {
-            put_str(&mut body, &e.name);
-            put(&mut body, e.shape.len() as u64);
-            e.shape.iter().for_each(|&d| put(&mut body, d as u64));
-            put(&mut body, e.data.len() as u64);
-            e.data
-                .iter()
-                .for_each(|x| body.extend_from_slice(&x.to_le_bytes()));
+            body.tensor(&e.name, &e.shape, &e.data);
         }
     }
-    let mut out = MAGIC.to_vec();
-    out.extend_from_slice(&VERSION.to_le_bytes());
-    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
-    out.extend_from_slice(&body);
-    out.extend_from_slice(&fnv1a(&body).to_le_bytes());
-    out
+    FORMAT.seal(&body.bytes)
 }
 
 /// Reads the bytes of a file written by [`encode`], checking length and checksum first.
 pub fn decode(bytes: &[u8]) -> Result<Checkpoint, CheckpointError> {
-    const HEAD: usize = 20;
-    if bytes.len() < HEAD {
-        let got = bytes.len() as u64;
-        return match bytes.len() >= 8 && &bytes[..8] != MAGIC {
-            true => Err(CheckpointError::NotACheckpoint),
-            false => Err(CheckpointError::Truncated { expected: 28, got }),
-        };
-    }
-    if &bytes[..8] != MAGIC || bytes[8..12] != VERSION.to_le_bytes() {
-        return Err(CheckpointError::NotACheckpoint);
-    }
-    let body_len = u64::from_le_bytes(bytes[12..20].try_into().unwrap());
-    let expected = HEAD as u64 + body_len + 8;
-    if (bytes.len() as u64) < expected {
-        let got = bytes.len() as u64;
-        return Err(CheckpointError::Truncated { expected, got });
-    }
-    let body = &bytes[HEAD..HEAD + body_len as usize];
-    let sum = &bytes[HEAD + body_len as usize..expected as usize];
-    if bytes.len() as u64 != expected || fnv1a(body).to_le_bytes() != sum {
-        return Err(CheckpointError::Corrupt);
-    }
+    let body = FORMAT.unseal(bytes)?;
     parse_body(body).ok_or(CheckpointError::Corrupt)
 }
 
 /// The body's fields; `None` if they do not add up (cannot happen with a good checksum).
 fn parse_body(body: &[u8]) -> Option<Checkpoint> {
-    let mut r = Reader { body, at: 0 };
-    let model = r.string()?;
+    let mut r = Reader::new(body);
+    let model = r.str()?;
     let [epoch, step_in_epoch, global_step, seed] = [r.u64()?, r.u64()?, r.u64()?, r.u64()?];
-    let params = r.entries()?;
-    let momentum = r.entries()?;
-    Some(Checkpoint {
+    let mut entries = || -> Option<Vec<Entry>> {
+        let n = r.u64()? as usize;
+        let read = (0..n).map(|_| r.tensor::<f32>());
+        let list = read.map(|t| t.map(|(name, shape, data)| Entry { name, shape, data }));
+        list.collect()
+    };
+    let params = entries()?;
+    let momentum = entries()?;
+    r.at_end().then_some(Checkpoint {
         model,
         epoch,
         step_in_epoch,
@@ -153,44 +131,4 @@ fn parse_body(body: &[u8]) -> Option<Checkpoint> {
         params,
         momentum,
     })
-}
-
-/// A cursor over the body.
-struct Reader<'a> {
-    body: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn bytes(&mut self, n: usize) -> Option<&'a [u8]> {
-        let s = self.body.get(self.at..self.at.checked_add(n)?)?;
-        self.at += n;
-        Some(s)
-    }
-    fn u64(&mut self) -> Option<u64> {
-        Some(u64::from_le_bytes(self.bytes(8)?.try_into().ok()?))
-    }
-    fn string(&mut self) -> Option<String> {
-        let len = self.u64()? as usize;
-        String::from_utf8(self.bytes(len)?.to_vec()).ok()
-    }
-    fn entries(&mut self) -> Option<Vec<Entry>> {
-        let n = self.u64()? as usize;
-        let mut list = Vec::with_capacity(n.min(1 << 16));
-        for _ in 0..n {
-            let name = self.string()?;
-            let dims = self.u64()? as usize;
-            let shape = (0..dims)
-                .map(|_| self.u64().map(|d| d as i64))
-                .collect::<Option<_>>()?;
-            let len = self.u64()? as usize;
-            let raw = self.bytes(len.checked_mul(4)?)?;
-            let data = raw
-                .chunks_exact(4)
-                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect();
-            list.push(Entry { name, shape, data });
-        }
-        Some(list)
-    }
 }

@@ -11,24 +11,33 @@
 //! - Given: [`elem`] (element types), [`flat`] (pack / unpack, identical-parameters
 //!   check), [`reducer`] (the [`reducer::Allreduce`] backend: plug chapter 3's ring in
 //!   here), [`overlap`] (non-blocking bucketed sync), [`shuffle`] (the shared order),
-//!   [`batches`] (the order cut into this rank's batches), [`data`], [`model`], [`optim`],
-//!   [`ckpt_format`], [`config`], [`device`], [`report`], and [`train`], which puts it
-//!   all together.
+//!   [`batches`] (the order cut into this rank's batches), [`data`], [`model`],
+//!   [`ckpt_format`], [`config`], [`report`], and [`train`], which puts it all together.
+//! - From the trainer kit (`chapters/trainer-kit`, shared by the trainer chapters):
+//!   [`optim`] (SGD with momentum, its state checkpointed), [`device`] (each rank's device
+//!   and threads), the command line's shared flags (in [`config`]) and the checkpoint
+//!   container (in [`ckpt_format`]).
 
 pub mod batches;
 pub mod ckpt_format;
 pub mod config;
 pub mod data;
-pub mod device;
 pub mod elem;
 pub mod flat;
 pub mod model;
-pub mod optim;
 pub mod overlap;
 pub mod reducer;
 pub mod report;
 pub mod shuffle;
 pub mod train;
+
+/// Where each rank runs: its device (the GPU of its local rank) and its threads (the
+/// cores it may use). The trainer kit's.
+pub use trainer_kit::place as device;
+
+/// SGD with momentum, written out so that its buffers can be checkpointed. The trainer
+/// kit's.
+pub use trainer_kit::optim;
 
 #[cfg_attr(
     feature = "solution",
@@ -60,13 +69,4 @@ pub mod grad_sync;
 )]
 pub mod checkpoint;
 
-/// Ranks in this job, read from the launcher's environment before MPI starts (so that
-/// the flags can be checked before any communication): Open MPI's
-/// `OMPI_COMM_WORLD_SIZE`, MPICH's `PMI_SIZE`, else `NP` (what `toolkit::init` will
-/// launch), else 4.
-pub fn ranks_from_env() -> usize {
-    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "NP"]
-        .iter()
-        .find_map(|k| std::env::var(k).ok()?.parse().ok())
-        .unwrap_or(4)
-}
+pub use trainer_kit::cli::ranks_from_env;

@@ -15,20 +15,9 @@ pub enum Remainder {
     Drop,
 }
 
-/// SplitMix64: a small, fast, well-mixed generator; the same seed gives the same stream on
-/// every rank and every machine.
-pub struct SplitMix64(pub u64);
-
-impl SplitMix64 {
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
+/// SplitMix64 (the trainer kit's): the same seed gives the same stream on every rank and
+/// every machine.
+pub use trainer_kit::rng::SplitMix64;
 
 // ANCHOR: shuffled
 /// The epoch's order of `0..len`: a Fisher-Yates shuffle seeded by (seed, epoch). Same

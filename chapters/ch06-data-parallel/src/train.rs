@@ -11,7 +11,7 @@ use crate::broadcast::broadcast_parameters;
 use crate::config::{Backend, Config, SyncMode};
 use crate::data::Split;
 use crate::device::Placement;
-use crate::optim::{zero_grads, Sgd};
+use crate::optim::{zero_grads, Optimizer, Rule};
 use crate::overlap::{allreduce_overlapped, OverlapBuffers};
 use crate::reducer::{allreduce_device_tensor, Allreduce, MpiAllreduce, RingAllreduce};
 use crate::report::{EpochLog, Progress};
@@ -37,7 +37,7 @@ pub struct Trainer<'c> {
     /// Parameter names and tensors, sorted by name (the same order on every rank).
     pub names: Vec<String>,
     pub params: Vec<Tensor>,
-    pub opt: Sgd,
+    pub opt: Optimizer,
     pub sampler: Sampler,
     data: Split,
     buckets: Vec<Range<usize>>,
@@ -56,7 +56,7 @@ pub struct Trainer<'c> {
 impl<'c> Trainer<'c> {
     // ANCHOR: start
     /// Builds the model on every rank, makes the parameters identical (broadcast from rank
-    /// 0, or a checkpoint with `cfg.resume`) and checks that they are.
+    /// 0, or a checkpoint with `--resume`) and checks that they are.
     pub fn new(
         comm: &'c SimpleCommunicator,
         cfg: Config,
@@ -64,7 +64,7 @@ impl<'c> Trainer<'c> {
         place: Placement,
     ) -> Result<Self, String> {
         let (rank, ranks) = (comm.rank() as usize, comm.size() as usize);
-        tch::manual_seed(cfg.seed as i64 + rank as i64); // different on purpose: rank 0 wins
+        tch::manual_seed(cfg.common.seed as i64 + rank as i64); // different on purpose: rank 0 wins
         let vs = nn::VarStore::new(place.device);
         let model = model::build(&vs.root(), cfg.model, data.train.image_size());
         let mut named: Vec<(String, Tensor)> = vs.variables().into_iter().collect();
@@ -74,8 +74,8 @@ impl<'c> Trainer<'c> {
         broadcast_parameters(comm, 0, &mut params);
         flat::check_identical(comm, &params, "after the broadcast")?;
         let lens: Vec<usize> = params.iter().map(Tensor::numel).collect();
-        let batch = cfg.batch / ranks;
-        let (len, seed, remainder) = (data.train.len(), cfg.seed, cfg.remainder);
+        let batch = cfg.common.batch / ranks;
+        let (len, seed, remainder) = (data.train.len(), cfg.common.seed, cfg.remainder);
         let sampler = Sampler {
             len,
             ranks,
@@ -84,7 +84,11 @@ impl<'c> Trainer<'c> {
             remainder,
             batch,
         };
-        let opt = Sgd::new(&params, cfg.lr, cfg.momentum);
+        let rule = Rule::Momentum {
+            lr: cfg.common.lr,
+            momentum: cfg.momentum,
+        };
+        let opt = Optimizer::new(rule, &params);
         let reducer: Box<dyn Allreduce + 'c> = match cfg.allreduce {
             Backend::Mpi => Box::new(MpiAllreduce::new(comm)),
             Backend::Ring => Box::new(RingAllreduce::new(comm)),
@@ -111,7 +115,7 @@ impl<'c> Trainer<'c> {
             sync_secs: 0.0,
             differed_before_broadcast: differed,
         };
-        if t.cfg.resume {
+        if t.cfg.common.resume {
             t.resume()?;
             flat::check_identical(comm, &t.params, "after resuming")?;
         }
@@ -171,7 +175,7 @@ impl<'c> Trainer<'c> {
             });
         }
         self.sync_secs += start.elapsed().as_secs_f64();
-        self.opt.step(&mut self.params);
+        self.opt.step_on_grads(&mut self.params);
         self.global_step += 1;
         self.step_in_epoch += 1;
         if self.step_in_epoch as usize >= self.sampler.steps_per_epoch() {
@@ -213,7 +217,7 @@ impl<'c> Trainer<'c> {
     // ANCHOR_END: evaluate
 
     /// Trains to `cfg.epochs` (or `cfg.max_steps`), one [`EpochLog`] per epoch finished;
-    /// rank 0 prints each line unless `cfg.quiet`.
+    /// rank 0 prints each line unless `--quiet`.
     pub fn fit(&mut self, progress: &Progress) -> Result<Vec<EpochLog>, String> {
         let mut logs = vec![];
         let steps = self.sampler.steps_per_epoch();
@@ -226,7 +230,7 @@ impl<'c> Trainer<'c> {
                 loss_sum += self.step();
                 n += 1;
                 self.maybe_checkpoint()?;
-                if self.comm.rank() == 0 && !self.cfg.quiet {
+                if self.comm.rank() == 0 && !self.cfg.common.quiet {
                     progress.show(epoch + 1, self.step_in_epoch as usize, steps);
                 }
             }
@@ -243,7 +247,7 @@ impl<'c> Trainer<'c> {
                 SystemOperation::sum(),
             );
             let (test_loss, test_acc) = self.evaluate();
-            let samples = (n as usize * self.cfg.batch) as f64;
+            let samples = (n as usize * self.cfg.common.batch) as f64;
             let log = EpochLog {
                 epoch: epoch + 1,
                 train_loss: mean / f64::from(self.comm.size()),
@@ -253,7 +257,7 @@ impl<'c> Trainer<'c> {
                 sync_s: sync,
                 sync_share: 100.0 * sync / wall,
             };
-            if self.comm.rank() == 0 && !self.cfg.quiet {
+            if self.comm.rank() == 0 && !self.cfg.common.quiet {
                 progress.clear();
                 println!("{}", log.line());
             }

@@ -16,27 +16,28 @@ use ch06::{ckpt_format, data, flat};
 use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::*;
 use std::time::Duration;
-use toolkit::launch::Job;
 use toolkit::mpi_test;
+use trainer_kit::fault::killed_job;
+use trainer_kit::testing::{check_cuda_refusal, check_refusals};
 
 const QUIET: Progress = Progress { enabled: false };
 
 fn trainer<'c>(comm: &'c SimpleCommunicator, cfg: Config) -> Result<Trainer<'c>, String> {
     let split = data::digits()?;
-    let at = place(comm, cfg.device, Some(1));
+    let at = place(comm, cfg.common.device, Some(1));
     Trainer::new(comm, cfg, split, at)
 }
 
 fn cfg(model: ModelKind, sync: SyncMode, steps: u64) -> Config {
-    Config {
+    let mut c = Config {
         model,
         sync,
         max_steps: Some(steps),
-        quiet: true,
-        batch: 24,
         bucket_kib: 8,
         ..Config::default()
-    }
+    };
+    (c.common.quiet, c.common.batch) = (true, 24);
+    c
 }
 
 mpi_test! {
@@ -86,18 +87,15 @@ mpi_test! {
         let k = 40; // steps before the stop; 2k crosses an epoch (59 steps at batch 24)
         let mut straight = trainer(world, cfg(ModelKind::Cnn, SyncMode::Bucketed, 2 * k))?;
         straight.fit(&QUIET)?;
-        let with_ckpt = Config {
-            checkpoint: Some(path.clone()),
-            every: k,
-            ..cfg(ModelKind::Cnn, SyncMode::Bucketed, k)
-        };
+        let mut with_ckpt = cfg(ModelKind::Cnn, SyncMode::Bucketed, k);
+        (with_ckpt.common.checkpoint, with_ckpt.common.every) = (Some(path.clone()), k);
         trainer(world, with_ckpt.clone())?.fit(&QUIET)?;
         world.barrier(); // rank 0 has written the checkpoint
-        let resume = Config {
-            resume: true,
+        let mut resume = Config {
             max_steps: Some(2 * k),
             ..with_ckpt
         };
+        resume.common.resume = true;
         let mut resumed = trainer(world, resume)?;
         if resumed.global_step != k {
             return Err(format!(
@@ -111,8 +109,8 @@ mpi_test! {
             flat::fingerprint(&resumed.params),
         );
         let (ma, mb) = (
-            flat::fingerprint(&straight.opt.buffers),
-            flat::fingerprint(&resumed.opt.buffers),
+            flat::fingerprint(&straight.opt.m),
+            flat::fingerprint(&resumed.opt.m),
         );
         world.barrier();
         if world.rank() == 0 {
@@ -129,9 +127,10 @@ mpi_test! {
     fn the_default_run_reaches_95_percent(world at &[1, 4]) {
         let mut t = trainer(
             world,
-            Config {
-                quiet: true,
-                ..Config::default()
+            {
+                let mut c = Config::default();
+                c.common.quiet = true;
+                c
             },
         )?;
         let logs = t.fit(&QUIET)?;
@@ -168,24 +167,8 @@ fn a_killed_rank_ends_the_job_and_the_checkpoint_survives() {
         "--threads",
         "1",
     ];
-    let out = Job::new(env!("CARGO_BIN_EXE_train"))
-        .ranks(3)
-        .args(args)
-        .env("CH06_KILL_RANK", "1")
-        .env("CH06_KILL_AT_STEP", "12")
-        .timeout(Duration::from_secs(60))
-        .run()
-        .expect("mpirun");
-    let text = out.text();
-    assert!(
-        !out.success() && !out.timed_out,
-        "the job went on without rank 1:\n{text}"
-    );
-    assert!(
-        out.wall < Duration::from_secs(30),
-        "took {:?} to end:\n{text}",
-        out.wall
-    );
+    let exe = env!("CARGO_BIN_EXE_train");
+    let (text, wall) = killed_job(exe, "CH06", 3, &args, (1, 12), Duration::from_secs(30));
     let bytes =
         std::fs::read(&path).unwrap_or_else(|e| panic!("no checkpoint {path:?}: {e}\n{text}"));
     let ckpt = ckpt_format::decode(&bytes).unwrap_or_else(|e| panic!("checkpoint unusable: {e}"));
@@ -196,7 +179,7 @@ fn a_killed_rank_ends_the_job_and_the_checkpoint_survives() {
     let _ = std::fs::remove_file(&path);
     println!(
         "rank 1 killed at step 12: job ended in {:.1} s, checkpoint of step 10 intact",
-        out.wall.as_secs_f64()
+        wall.as_secs_f64()
     );
 }
 
@@ -216,44 +199,10 @@ fn bad_flags_fail_before_any_communication() {
             "--allreduce ring runs with",
         ),
     ];
-    for (args, needle) in cases {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_train"))
-            .args(args)
-            .env("NP", "4")
-            .output()
-            .expect("run train");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success(), "{args:?} was accepted");
-        assert_eq!(err.lines().count(), 1, "{args:?}: not one line:\n{err}");
-        assert!(
-            err.starts_with("train: ") && err.contains(needle),
-            "{args:?}: {err}"
-        );
-        assert!(
-            !err.contains("re-launching"),
-            "{args:?}: mpirun was started: {err}"
-        );
-    }
+    check_refusals(env!("CARGO_BIN_EXE_train"), "train", 4, &cases);
 }
 
 #[test]
 fn device_cuda_where_no_gpu_can_be_used_says_why_in_one_line() {
-    // The reason this test process sees (same LibTorch, same machine) is the one expected.
-    let Some(why) = torch_link::why_no_cuda(tch::Cuda::is_available()) else {
-        println!("a GPU can be used here: --device cuda is accepted, nothing to refuse");
-        return;
-    };
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_train"))
-        .args(["--device", "cuda"])
-        .env("NP", "2")
-        .env_remove("OMPI_COMM_WORLD_SIZE")
-        .env_remove("PMI_SIZE")
-        .output()
-        .expect("run train");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !out.status.success(),
-        "--device cuda was accepted without a GPU"
-    );
-    assert_eq!(err, format!("train: --device cuda: {why}\n"));
+    check_cuda_refusal(env!("CARGO_BIN_EXE_train"), "train");
 }

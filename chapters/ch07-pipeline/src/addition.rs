@@ -7,28 +7,30 @@
 //! communicating; the held-out problems are those with `(a + b) % 7 == 0`, never trained on.
 
 use tch::{Device, Kind, Tensor};
+use trainer_kit::rng::SplitMix64;
 
-/// The addition task with `digits`-digit operands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The addition task with `digits`-digit operands (the flag `--digits`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::Args)]
 pub struct Addition {
+    /// Digits of each operand of the addition task (1..=9)
+    #[arg(long, value_name = "D", default_value_t = 3)]
     pub digits: usize,
 }
 
-/// A small deterministic generator (SplitMix64): the same numbers on every rank.
-pub struct Rng(u64);
+/// A small deterministic generator (the trainer kit's SplitMix64): the same numbers on
+/// every rank.
+pub struct Rng(SplitMix64);
 
 impl Rng {
     /// A generator for one stream (e.g. one training step).
     pub fn new(seed: u64, stream: u64) -> Rng {
-        Rng(seed ^ stream.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+        Rng(SplitMix64(
+            seed ^ stream.wrapping_mul(0x9e37_79b9_7f4a_7c15),
+        ))
     }
     /// The next 64 random bits.
     pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 }
 

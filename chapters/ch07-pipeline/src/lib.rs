@@ -29,13 +29,14 @@ pub mod schedules;
 // Given (read it, use it): [`wire`] (f64 copies between tensors and MPI buffers, the
 // transfer pair), [`addition`] (the task), [`stage_model`] (the model cut into stages),
 // [`greedy`] (reference schedules by simulation), [`choose`] (the trainer's schedule),
-// [`optim`], [`trace`] (spans, traces), [`pipe_config`], [`pipe_ckpt`] (per-stage
-// checkpoints) and [`pipe_train`] (the trainer). Yours: [`transfer`] (ex 7.2),
+// [`optim`] (the trainer kit's optimizers), [`trace`] (spans, traces), [`pipe_config`]
+// (the flags: the kit's shared ones and the pipeline's), [`pipe_ckpt`] (per-stage
+// checkpoints in the kit's container) and [`pipe_train`] (the trainer). Yours: [`transfer`] (ex 7.2),
 // [`executor`] (ex 7.5), [`grid`] (ex 7.6).
 pub mod addition;
 pub mod choose;
 pub mod greedy;
-pub mod optim;
+pub use trainer_kit::optim;
 pub mod pipe_ckpt;
 pub mod pipe_config;
 pub mod pipe_train;

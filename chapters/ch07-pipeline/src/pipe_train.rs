@@ -23,6 +23,8 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::time::Instant;
 use tch::{Device, Tensor};
+use trainer_kit::ckpt;
+use trainer_kit::cli::DeviceChoice;
 
 /// Ex 7.2's pair, the transfer the trainer runs with.
 pub fn learner_transfer() -> Transfer {
@@ -52,15 +54,15 @@ pub struct PipeTrainer<'c> {
 }
 
 /// The device of this rank: the GPU of its local rank with `cuda`, else the CPU; sets
-/// LibTorch's threads to this node's cores shared by its ranks.
+/// LibTorch's threads to the cores this rank may use (the trainer kit's placement; the
+/// lab passes `--device` and `--threads` to `trainer_kit::place::place` itself).
 pub fn place(world: &SimpleCommunicator, cuda: bool) -> Device {
-    let node = world.split_shared(world.rank());
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    tch::set_num_threads((cores / node.size() as usize).max(1) as i32);
-    match cuda {
-        true => Device::Cuda(node.rank() as usize % tch::Cuda::device_count().max(1) as usize),
-        false => Device::Cpu,
-    }
+    let choice = if cuda {
+        DeviceChoice::Cuda
+    } else {
+        DeviceChoice::Cpu
+    };
+    trainer_kit::place::place(world, choice, None).device
 }
 
 impl<'c> PipeTrainer<'c> {
@@ -80,12 +82,12 @@ impl<'c> PipeTrainer<'c> {
             blocks,
             grid.stage == 0,
             grid.stage + 1 == pp,
-            cfg.seed,
+            cfg.common.seed,
             device,
         );
         let rule = match cfg.sgd {
-            true => Rule::Sgd { lr: cfg.lr },
-            false => Rule::Adam { lr: cfg.lr },
+            true => Rule::Sgd { lr: cfg.common.lr },
+            false => Rule::Adam { lr: cfg.common.lr },
         };
         let opt = Optimizer::new(rule, &stage.params);
         let ops = choose::schedule_for(cfg.schedule, pp, cfg.micro)[grid.stage].clone();
@@ -102,15 +104,17 @@ impl<'c> PipeTrainer<'c> {
             wall: 0.0,
             bubble: 0.0,
         };
-        if t.cfg.resume {
+        if t.cfg.common.resume {
             let dir = t
                 .cfg
+                .common
                 .checkpoint
                 .clone()
                 .expect("checked by pipe_config::check");
             let file = pipe_ckpt::path(&dir, t.grid.stage);
             let mut named = t.state();
-            t.step = pipe_ckpt::load(&file, t.grid.stage, pp, &mut named)
+            let model = pipe_ckpt::model_name(&t.cfg.shape);
+            t.step = pipe_ckpt::load(&file, &model, t.grid.stage, pp, &mut named)
                 .map_err(|e| format!("--resume: {e}"))?;
             t.opt.t = t.step;
         }
@@ -120,21 +124,18 @@ impl<'c> PipeTrainer<'c> {
 
     /// Parameters and optimizer state, named (what a checkpoint holds; shallow clones).
     fn state(&self) -> Vec<(String, Tensor)> {
-        let mut named: Vec<(String, Tensor)> = self
-            .stage
-            .names
-            .iter()
-            .cloned()
-            .zip(self.stage.params.iter().map(Tensor::shallow_clone))
-            .collect();
-        for (tag, list) in [("adam_m", &self.opt.m), ("adam_v", &self.opt.v)] {
-            named.extend(
-                self.stage
-                    .names
-                    .iter()
-                    .zip(list)
-                    .map(|(n, t)| (format!("{tag}.{n}"), t.shallow_clone())),
-            );
+        let names = &self.stage.names;
+        let mut named = ckpt::named(
+            "",
+            names,
+            self.stage.params.iter().map(Tensor::shallow_clone),
+        );
+        for (tag, list) in [("adam_m.", &self.opt.m), ("adam_v.", &self.opt.v)] {
+            named.extend(ckpt::named(
+                tag,
+                names,
+                list.iter().map(Tensor::shallow_clone),
+            ));
         }
         named
     }
@@ -144,8 +145,11 @@ impl<'c> PipeTrainer<'c> {
     /// same on every rank).
     pub fn train_step(&mut self) -> Result<f64, String> {
         let c = &self.cfg;
-        let (x, y) = c.shape.task.train_batch(c.seed, self.step, c.batch);
-        let rows = toolkit::split::block_range(c.batch, c.dp, self.grid.replica);
+        let (x, y) = c
+            .shape
+            .task
+            .train_batch(c.common.seed, self.step, c.common.batch);
+        let rows = toolkit::split::block_range(c.common.batch, c.dp, self.grid.replica);
         let (x, y) = (
             x.narrow(0, rows.start as i64, rows.len() as i64),
             y.narrow(0, rows.start as i64, rows.len() as i64),
@@ -181,7 +185,7 @@ impl<'c> PipeTrainer<'c> {
     /// gradients, plain blocking sends: a chain has no cycle); the same on every rank.
     pub fn evaluate(&self, n: usize) -> f64 {
         let (pipe, s, p) = (&self.grid.pipeline, self.grid.stage, self.grid.pp);
-        let (x, y) = self.cfg.shape.task.test_set(self.cfg.seed, n);
+        let (x, y) = self.cfg.shape.task.test_set(self.cfg.common.seed, n);
         let mut right = 0i64;
         for (xc, yc) in x.split(256, 0).iter().zip(y.split(256, 0)) {
             let rows = xc.size()[0];
@@ -218,7 +222,7 @@ impl<'c> PipeTrainer<'c> {
         let root = self.world.rank() == 0;
         let mut acc = self.evaluate(1000);
         let (mut since, mut samples, mut bubble_sum, mut n) = (Instant::now(), 0usize, 0.0, 0u64);
-        if root && !self.cfg.quiet {
+        if root && !self.cfg.common.quiet {
             println!(
                 "{:>6}  {:>8}  {:>9}  {:>10}  {:>7}",
                 "step", "loss", "accuracy", "samples/s", "bubble"
@@ -230,11 +234,11 @@ impl<'c> PipeTrainer<'c> {
             self.world
                 .all_reduce_into(&self.bubble, &mut b, SystemOperation::sum());
             bubble_sum += b / self.world.size() as f64;
-            (samples, n) = (samples + self.cfg.batch, n + 1);
+            (samples, n) = (samples + self.cfg.common.batch, n + 1);
             if self.step % self.cfg.report == 0 || self.step == self.cfg.steps {
                 let rate = samples as f64 / since.elapsed().as_secs_f64();
                 acc = self.evaluate(1000);
-                if root && !self.cfg.quiet {
+                if root && !self.cfg.common.quiet {
                     println!(
                         "{:>6}  {loss:>8.4}  {acc:>8.1}%  {rate:>10.0}  {:>6.1}%",
                         self.step,
@@ -265,25 +269,22 @@ impl<'c> PipeTrainer<'c> {
     }
 
     /// Fault injection for the tests: `CH07_KILL_RANK=r CH07_KILL_AT_STEP=n` kills world
-    /// rank r (SIGKILL, no goodbye) when it reaches step n.
+    /// rank r (SIGKILL, no goodbye) when it reaches step n (the trainer kit's).
     fn maybe_die(&self) {
-        let var = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u64>().ok());
-        if var("CH07_KILL_RANK") == Some(self.world.rank() as u64)
-            && var("CH07_KILL_AT_STEP") == Some(self.step)
-        {
-            // SAFETY: raise() only signals this process; SIGKILL ends it at once, on purpose.
-            unsafe { libc::raise(libc::SIGKILL) };
-        }
+        trainer_kit::fault::maybe_die("CH07", self.world.rank(), self.step);
     }
 
     /// Replica 0's stages each save their file every `cfg.every` steps.
     fn maybe_checkpoint(&self) -> Result<(), String> {
-        match &self.cfg.checkpoint {
-            Some(dir) if self.grid.replica == 0 && self.step.is_multiple_of(self.cfg.every) => {
+        match &self.cfg.common.checkpoint {
+            Some(dir)
+                if self.grid.replica == 0 && self.step.is_multiple_of(self.cfg.common.every) =>
+            {
                 std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
                 let file = pipe_ckpt::path(dir, self.grid.stage);
                 pipe_ckpt::save(
                     &file,
+                    &pipe_ckpt::model_name(&self.cfg.shape),
                     self.step,
                     self.grid.stage,
                     self.grid.pp,

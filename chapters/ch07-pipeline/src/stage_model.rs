@@ -12,11 +12,16 @@ use std::ops::Range;
 use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
-/// The model's size.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The model's size (its flags: `--digits`, `--width`, `--depth`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::Args)]
 pub struct Shape {
+    #[command(flatten)]
     pub task: Addition,
+    /// Width of the residual blocks
+    #[arg(long, value_name = "W", default_value_t = 96)]
     pub width: i64,
+    /// Residual blocks (at least one per stage)
+    #[arg(long, value_name = "L", default_value_t = 8)]
     pub depth: usize,
 }
 

@@ -15,18 +15,19 @@ use mpi::traits::*;
 use std::path::Path;
 use std::time::Duration;
 use tch::{Device, Tensor};
-use toolkit::launch::Job;
 use toolkit::mpi_test;
+use trainer_kit::ckpt;
+use trainer_kit::fault::killed_job;
+use trainer_kit::testing::{check_cuda_refusal, check_refusals};
 
 /// A tiny model: 4 blocks of width 16 over 2-digit addition, batch 16 in 2 micro-batches.
 fn tiny(steps: u64) -> PipeConfig {
     let mut c = PipeConfig {
-        batch: 16,
         micro: 2,
         steps,
-        quiet: true,
         ..PipeConfig::default()
     };
+    (c.common.batch, c.common.quiet) = (16, true);
     c.shape.task.digits = 2;
     c.shape.width = 16;
     c.shape.depth = 4;
@@ -68,15 +69,15 @@ mpi_test! {
         let mut straight = PipeTrainer::new(world, straight_cfg.clone(), learner_transfer(), Device::Cpu)?;
         let straight_losses = train(&mut straight)?;
         // The first half, writing its checkpoint at step k; then a fresh trainer resumes.
-        let first = PipeConfig {
-            checkpoint: Some(dir.clone()),
-            every: k,
+        let mut first = PipeConfig {
             steps: k,
             ..straight_cfg.clone()
         };
+        (first.common.checkpoint, first.common.every) = (Some(dir.clone()), k);
         train(&mut PipeTrainer::new(world, first.clone(), learner_transfer(), Device::Cpu)?)?;
         world.barrier(); // every stage has written its file
-        let second = PipeConfig { resume: true, steps: 2 * k, ..first };
+        let mut second = PipeConfig { steps: 2 * k, ..first };
+        second.common.resume = true;
         let mut resumed = PipeTrainer::new(world, second, learner_transfer(), Device::Cpu)?;
         let mine = (|| {
             if resumed.step != k {
@@ -122,22 +123,13 @@ mpi_test! {
 fn load_stage(dir: &Path, shape: Shape, s: usize, p: usize) -> Result<u64, String> {
     let blocks = toolkit::split::block_range(shape.depth, p, s);
     let st = StageModel::new(shape, blocks, s == 0, s + 1 == p, 7, Device::Cpu);
-    let mut named: Vec<(String, Tensor)> = st
-        .names
-        .iter()
-        .cloned()
-        .zip(st.params.iter().map(Tensor::zeros_like))
-        .collect();
-    for tag in ["adam_m", "adam_v"] {
-        let more: Vec<(String, Tensor)> = st
-            .names
-            .iter()
-            .zip(&st.params)
-            .map(|(n, t)| (format!("{tag}.{n}"), t.zeros_like()))
-            .collect();
-        named.extend(more);
+    let zeros = || st.params.iter().map(Tensor::zeros_like);
+    let mut named = ckpt::named("", &st.names, zeros());
+    for tag in ["adam_m.", "adam_v."] {
+        named.extend(ckpt::named(tag, &st.names, zeros()));
     }
-    pipe_ckpt::load(&pipe_ckpt::path(dir, s), s, p, &mut named)
+    let model = pipe_ckpt::model_name(&shape);
+    pipe_ckpt::load(&pipe_ckpt::path(dir, s), &model, s, p, &mut named)
 }
 
 #[test]
@@ -148,25 +140,11 @@ fn a_killed_rank_ends_the_job_and_every_stage_checkpoint_survives() {
         "--digits", "2", "--width", "16", "--depth", "3", "--batch", "12", "--micro", "2",
         "--steps", "100000", "--report", "100000", "--every", "2", "--quiet",
     ];
-    let out = Job::new(env!("CARGO_BIN_EXE_pipeline"))
-        .ranks(3)
-        .args(args)
-        .args(["--checkpoint", dir.to_str().unwrap()])
-        .env("CH07_KILL_RANK", "1") // the middle stage
-        .env("CH07_KILL_AT_STEP", "5")
-        .timeout(Duration::from_secs(60))
-        .run()
-        .expect("mpirun");
-    let text = out.text();
-    assert!(
-        !out.success() && !out.timed_out,
-        "the job went on without rank 1:\n{text}"
-    );
-    assert!(
-        out.wall < Duration::from_secs(20),
-        "took {:?} to end:\n{text}",
-        out.wall
-    );
+    let mut all = args.to_vec();
+    all.extend(["--checkpoint", dir.to_str().unwrap()]);
+    let exe = env!("CARGO_BIN_EXE_pipeline");
+    // Rank 1 is the middle stage.
+    let (text, wall) = killed_job(exe, "CH07", 3, &all, (1, 5), Duration::from_secs(20));
     // The harness names the rank that ended first, in the same words under every MPI
     // (Open MPI names it too; MPICH's banner does not). It watches the ranks' exits, so on
     // a very busy machine it may see two ends at once and then says nothing rather than
@@ -176,10 +154,15 @@ fn a_killed_rank_ends_the_job_and_every_stage_checkpoint_survives() {
     match ours {
         Some(line) => assert!(
             line.contains("rank 1 ended first"),
-            "wrong rank: {line}\n{text}"
+            "wrong rank: {line}
+{text}"
         ),
         None if toolkit::launch::flavor() == Ok(toolkit::launch::Flavor::OpenMpi) => {
-            assert!(openmpi, "no message naming the killed rank:\n{text}")
+            assert!(
+                openmpi,
+                "no message naming the killed rank:
+{text}"
+            )
         }
         None => println!("note: two ranks' ends seen at once (a busy machine): none named"),
     }
@@ -202,7 +185,7 @@ fn a_killed_rank_ends_the_job_and_every_stage_checkpoint_survives() {
         .unwrap_or("");
     println!(
         "rank 1 killed at step 5: job ended in {:.1} s ({}); stages 0..3 checkpoints of step 4 intact",
-        out.wall.as_secs_f64(),
+        wall.as_secs_f64(),
         said.trim()
     );
 }
@@ -213,27 +196,39 @@ fn a_cut_or_changed_checkpoint_is_refused() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = pipe_ckpt::path(&dir, 0);
     let t = Tensor::from_slice(&[1.0f64, 2.0, 3.0]);
-    pipe_ckpt::save(&file, 9, 0, 2, &[("w".into(), t.shallow_clone())]).unwrap();
+    pipe_ckpt::save(&file, "toy", 9, 0, 2, &[("w".into(), t.shallow_clone())]).unwrap();
     assert!(
         !file.with_extension("ckpt.tmp").exists(),
         "the temporary file was left"
     );
     let mut into = [("w".to_string(), t.zeros_like())];
-    assert_eq!(pipe_ckpt::load(&file, 0, 2, &mut into), Ok(9));
+    assert_eq!(pipe_ckpt::load(&file, "toy", 0, 2, &mut into), Ok(9));
     assert_eq!(bits(&[into[0].1.shallow_clone()]), bits(&[t]));
     let whole = std::fs::read(&file).unwrap();
-    let mut refused = |bytes: &[u8], s: usize, needle: &str| {
+    let mut refused = |bytes: &[u8], s: usize, model: &str, needle: &str| {
         std::fs::write(&file, bytes).unwrap();
-        match pipe_ckpt::load(&file, s, 2, &mut into) {
+        match pipe_ckpt::load(&file, model, s, 2, &mut into) {
             Err(e) => assert!(e.contains(needle), "{needle}: {e}"),
             Ok(step) => panic!("accepted ({needle}): step {step}"),
         }
     };
-    refused(&whole[..whole.len() - 5], 0, "truncated");
+    refused(&whole[..whole.len() - 5], 0, "toy", "truncated");
     let mut flipped = whole.clone();
     flipped[40] ^= 1;
-    refused(&flipped, 0, "checksum");
-    refused(&whole, 1, "stage 0 of 2");
+    refused(&flipped, 0, "toy", "checksum");
+    refused(&whole, 1, "toy", "stage 0 of 2");
+    refused(
+        &whole,
+        0,
+        "big",
+        "a checkpoint of model `toy`, but this is model `big`",
+    );
+    refused(
+        b"not a checkpoint at all",
+        0,
+        "toy",
+        "not a chapter-7 stage checkpoint",
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -250,49 +245,38 @@ fn bad_settings_fail_in_one_line_before_any_communication() {
         (&["--schedule", "zigzag"], "unknown --schedule `zigzag`"),
         (&["--resume"], "--resume needs --checkpoint"),
     ];
-    for (args, needle) in cases {
-        let start = std::time::Instant::now();
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_pipeline"))
-            .args(args)
-            .env("NP", "4")
-            .env_remove("OMPI_COMM_WORLD_SIZE")
-            .env_remove("PMI_SIZE")
-            .output()
-            .expect("run train");
-        let took = start.elapsed();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success(), "{args:?} was accepted");
-        assert_eq!(err.lines().count(), 1, "{args:?}: not one line:\n{err}");
-        assert!(
-            err.starts_with("pipeline: ") && err.contains(needle),
-            "{args:?}: {err}"
-        );
-        assert!(
-            !err.contains("re-launching") && out.stdout.is_empty(),
-            "{args:?}: mpirun was started: {err}"
-        );
-        assert!(took < Duration::from_secs(5), "{args:?}: took {took:?}");
+    check_refusals(env!("CARGO_BIN_EXE_pipeline"), "pipeline", 4, &cases);
+}
+
+#[test]
+fn help_names_the_pipeline_and_every_flag_with_its_default() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pipeline"))
+        .arg("--help")
+        .output()
+        .expect("run pipeline --help");
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{help}");
+    assert!(
+        help.contains("Usage: pipeline") && !help.to_lowercase().contains("usage: train"),
+        "{help}"
+    );
+    for flag in [
+        "--digits",
+        "--micro",
+        "--schedule",
+        "--dp",
+        "--checkpoint",
+        "--threads",
+    ] {
+        assert!(help.contains(flag), "{flag} missing:\n{help}");
     }
+    assert!(
+        help.contains("[default: 128]") && help.contains("[default: 1f1b]"),
+        "{help}"
+    );
 }
 
 #[test]
 fn device_cuda_where_no_gpu_can_be_used_says_why_in_one_line() {
-    // The reason this test process sees (same LibTorch, same machine) is the one expected.
-    let Some(why) = torch_link::why_no_cuda(tch::Cuda::is_available()) else {
-        println!("a GPU can be used here: --device cuda is accepted, nothing to refuse");
-        return;
-    };
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pipeline"))
-        .args(["--device", "cuda"])
-        .env("NP", "2")
-        .env_remove("OMPI_COMM_WORLD_SIZE")
-        .env_remove("PMI_SIZE")
-        .output()
-        .expect("run pipeline");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !out.status.success(),
-        "--device cuda was accepted without a GPU"
-    );
-    assert_eq!(err, format!("pipeline: --device cuda: {why}\n"));
+    check_cuda_refusal(env!("CARGO_BIN_EXE_pipeline"), "pipeline");
 }

@@ -96,13 +96,10 @@ fn main() {
 }
 
 fn inner(world: &SimpleCommunicator) {
-    let cfg = Config {
-        quiet: true,
-        device: DeviceChoice::Cpu,
-        ..Config::default()
-    };
+    let mut cfg = Config::default();
+    (cfg.common.quiet, cfg.common.device) = (true, DeviceChoice::Cpu);
     let split = data::digits().expect("digits");
-    let place = device::place(world, cfg.device, None);
+    let place = device::place(world, cfg.common.device, None);
     // The CNN: warm up, then time STEPS steps (wall: the slowest rank's).
     let mut t = Trainer::new(
         world,
@@ -125,7 +122,7 @@ fn inner(world: &SimpleCommunicator) {
     }
     let wall = Timing::over_ranks(world, start.elapsed().as_secs_f64()).max;
     let sync = Timing::over_ranks(world, t.sync_secs).max;
-    let samples_per_s = (STEPS as usize * cfg.batch) as f64 / wall;
+    let samples_per_s = (STEPS as usize * cfg.common.batch) as f64 / wall;
     // The CNN's sync alone, without the compute around it: pure communication.
     let reducer = MpiAllreduce::new(world);
     let mut grads: Vec<tch::Tensor> = t.params.iter().map(|p| p.grad()).collect();

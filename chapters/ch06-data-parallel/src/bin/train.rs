@@ -7,7 +7,7 @@
 //! table, and a test accuracy of about 97-98% after 15 epochs. Writes
 //! target/workbook/ch06/train.csv, train-loss.svg and train-accuracy.svg.
 
-use ch06::config::{self, DataSource};
+use ch06::config::{Config, DataSource};
 use ch06::report::Progress;
 use ch06::{data, device, train::Trainer};
 use mpi::traits::*;
@@ -15,19 +15,8 @@ use std::io::IsTerminal;
 use toolkit::plot::{linear_svg, Series};
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|a| a == "--help" || a == "-h") {
-        println!("{}", config::USAGE);
-        return;
-    }
     // Bad flags: one line, before MPI even starts (no rank has communicated yet).
-    let cfg = match config::parse(&args, ch06::ranks_from_env()) {
-        Ok(cfg) => cfg,
-        Err(why) => {
-            eprintln!("train: {why}");
-            std::process::exit(2);
-        }
-    };
+    let cfg: Config = trainer_kit::cli::from_command_line();
     if std::io::stderr().is_terminal() && std::env::var_os("CH06_PROGRESS").is_none() {
         std::env::set_var("CH06_PROGRESS", "1"); // the ranks' stderr is a pipe: tell them
     }
@@ -47,13 +36,13 @@ fn main() {
     std::process::exit(code);
 }
 
-fn run(world: &mpi::topology::SimpleCommunicator, cfg: config::Config) -> Result<(), String> {
-    let split = match &cfg.data {
+fn run(world: &mpi::topology::SimpleCommunicator, cfg: Config) -> Result<(), String> {
+    let split = match &cfg.data() {
         DataSource::Digits => data::digits()?,
         DataSource::Mnist(dir) => data::mnist(dir)?,
     };
     let (n_train, n_test) = (split.train.len(), split.test.len());
-    let place = device::place(world, cfg.device, cfg.threads);
+    let place = device::place(world, cfg.common.device, cfg.common.threads);
     let mut trainer = Trainer::new(world, cfg.clone(), split, place)?;
     let root = world.rank() == 0;
     if root {
@@ -65,19 +54,22 @@ fn run(world: &mpi::topology::SimpleCommunicator, cfg: config::Config) -> Result
         );
         println!(
             "{} ranks, global batch {} ({} per rank), sync {:?} on {:?} ({} buckets of <= {} KiB), lr {}, momentum {}",
-            world.size(), cfg.batch, trainer.sampler.batch, cfg.sync, cfg.allreduce, trainer.buckets().len(),
-            cfg.bucket_kib, cfg.lr, cfg.momentum
+            world.size(), cfg.common.batch, trainer.sampler.batch, cfg.sync, cfg.allreduce, trainer.buckets().len(),
+            cfg.bucket_kib, cfg.common.lr, cfg.momentum
         );
         println!(
             "device {:?}, {} threads per rank ({} cores / {} ranks on this node)",
-            place.device, place.threads, place.cores, place.local_ranks
+            place.device,
+            place.threads,
+            trainer_kit::place::online_cores(),
+            place.local_ranks
         );
         let before = if trainer.differed_before_broadcast {
             "differed"
         } else {
             "agreed"
         };
-        let how = if cfg.resume {
+        let how = if cfg.common.resume {
             "resumed from the checkpoint at step"
         } else {
             "broadcast from rank 0 at step"

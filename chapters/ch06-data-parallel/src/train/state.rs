@@ -12,30 +12,22 @@ impl Trainer<'_> {
     pub(super) fn resume(&mut self) -> Result<(), String> {
         let path = self
             .cfg
+            .common
             .checkpoint
             .clone()
             .expect("checked by config::check");
         let ckpt =
             load_checkpoint(&path).map_err(|e| format!("--resume {}: {e}", path.display()))?;
-        let mut named: Vec<(String, Tensor)> = self
-            .names
-            .iter()
-            .cloned()
-            .zip(self.params.iter().map(Tensor::shallow_clone))
-            .collect();
-        restore(
-            &ckpt,
-            &self.cfg.model.name(),
-            &mut named,
-            &mut self.opt.buffers,
-        )
-        .map_err(|e| format!("--resume {}: {e}", path.display()))?;
+        let params = self.params.iter().map(Tensor::shallow_clone);
+        let mut named = trainer_kit::ckpt::named("", &self.names, params);
+        restore(&ckpt, &self.cfg.model.name(), &mut named, &mut self.opt.m)
+            .map_err(|e| format!("--resume {}: {e}", path.display()))?;
         (self.epoch, self.step_in_epoch) = (ckpt.epoch, ckpt.step_in_epoch);
         self.global_step = ckpt.global_step;
-        if ckpt.seed != self.cfg.seed {
+        if ckpt.seed != self.cfg.common.seed {
             return Err(format!(
                 "--resume: checkpoint seed {} but --seed {}",
-                ckpt.seed, self.cfg.seed
+                ckpt.seed, self.cfg.common.seed
             ));
         }
         Ok(())
@@ -66,30 +58,24 @@ impl Trainer<'_> {
             epoch: self.epoch,
             step_in_epoch: self.step_in_epoch,
             global_step: self.global_step,
-            seed: self.cfg.seed,
+            seed: self.cfg.common.seed,
             params: entries(&self.params),
-            momentum: entries(&self.opt.buffers),
+            momentum: entries(&self.opt.m),
         }
     }
 
     /// Fault injection for the tests: `CH06_KILL_RANK=r CH06_KILL_AT_STEP=n` kills rank r
-    /// (SIGKILL, no goodbye) when it reaches global step n.
+    /// (SIGKILL, no goodbye) when it reaches global step n (the trainer kit's).
     pub(super) fn maybe_die(&self) {
-        let var = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u64>().ok());
-        if var("CH06_KILL_RANK") == Some(self.comm.rank() as u64)
-            && var("CH06_KILL_AT_STEP") == Some(self.global_step)
-        {
-            // SAFETY: raise() only sends a signal to this process; SIGKILL ends it at once,
-            // on purpose (the test wants a rank to die without a goodbye).
-            unsafe { libc::raise(libc::SIGKILL) };
-        }
+        trainer_kit::fault::maybe_die("CH06", self.comm.rank(), self.global_step);
     }
 
-    /// Saves a checkpoint on rank 0 if one is due (every `cfg.every` steps).
+    /// Saves a checkpoint on rank 0 if one is due (every `--every` steps).
     pub fn maybe_checkpoint(&self) -> Result<(), String> {
-        match &self.cfg.checkpoint {
+        match &self.cfg.common.checkpoint {
             Some(path)
-                if self.comm.rank() == 0 && self.global_step.is_multiple_of(self.cfg.every) =>
+                if self.comm.rank() == 0
+                    && self.global_step.is_multiple_of(self.cfg.common.every) =>
             {
                 save_checkpoint(path, &self.checkpoint())
                     .map_err(|e| format!("cannot save the checkpoint {}: {e}", path.display()))

@@ -6,7 +6,7 @@
 
 use ch06::data::{self, Dataset};
 use ch06::model::{self, ModelKind};
-use ch06::optim::{zero_grads, Sgd};
+use ch06::optim::{zero_grads, Optimizer, Rule};
 use ch06::reducer::{Allreduce, MpiAllreduce};
 use ch06::shuffle::{shuffled, Remainder};
 use mpi::topology::SimpleCommunicator;
@@ -113,9 +113,13 @@ pub fn equivalence(world: &SimpleCommunicator, kind: ModelKind, sync: Sync) -> R
         tch::no_grad(|| o.copy_(d));
     }
     let reducer = MpiAllreduce::new(world);
+    let rule = Rule::Momentum {
+        lr: 0.1,
+        momentum: 0.9,
+    };
     let (mut opt_dp, mut opt_one) = (
-        Sgd::new(&dp.params, 0.1, 0.9),
-        Sgd::new(&one.params, 0.1, 0.9),
+        Optimizer::new(rule, &dp.params),
+        Optimizer::new(rule, &one.params),
     );
     let order = shuffled(train.len(), 7, 0);
     for step in 0..STEPS {
@@ -136,8 +140,8 @@ pub fn equivalence(world: &SimpleCommunicator, kind: ModelKind, sync: Sync) -> R
             step + 1
         );
         close(&what, grad_norm(&dp.params), grad_norm(&one.params))?;
-        opt_dp.step(&mut dp.params);
-        opt_one.step(&mut one.params);
+        opt_dp.step_on_grads(&mut dp.params);
+        opt_one.step_on_grads(&mut one.params);
     }
     for (i, (d, o)) in dp.params.iter().zip(&one.params).enumerate() {
         let (d, o): (Vec<f32>, Vec<f32>) = (values(d), values(o));

@@ -191,12 +191,11 @@ fn inner(world: &SimpleCommunicator) {
 /// the most micro-batches this stage held at once).
 fn pipeline(world: &SimpleCommunicator, kind: Kind, m: usize, device: Device) -> (f64, f64, usize) {
     let mut cfg = PipeConfig {
-        batch: BATCH,
         micro: m,
         schedule: kind,
-        quiet: true,
         ..PipeConfig::default()
     };
+    (cfg.common.batch, cfg.common.quiet) = (BATCH, true);
     cfg.shape.width = WIDTH;
     cfg.shape.depth = DEPTH;
     let mut t = PipeTrainer::new(world, cfg, counting_transfer(), device).expect("trainer");
@@ -282,11 +281,11 @@ fn one_process() -> f64 {
     let mut cfg = PipeConfig::default();
     cfg.shape.width = WIDTH;
     cfg.shape.depth = DEPTH;
-    let mut model = whole(cfg.shape, cfg.seed, Device::Cpu);
+    let mut model = whole(cfg.shape, cfg.common.seed, Device::Cpu);
     let mut opt =
-        ch07::optim::Optimizer::new(ch07::optim::Rule::Adam { lr: cfg.lr }, &model.params);
+        ch07::optim::Optimizer::new(ch07::optim::Rule::Adam { lr: cfg.common.lr }, &model.params);
     let mut step = |i: u64| {
-        let (x, y) = cfg.shape.task.train_batch(cfg.seed, i, BATCH);
+        let (x, y) = cfg.shape.task.train_batch(cfg.common.seed, i, BATCH);
         model.zero_grad();
         StageModel::loss(&model.forward(&x), &y).backward();
         let grads = model.grads();

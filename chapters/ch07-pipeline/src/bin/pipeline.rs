@@ -7,33 +7,14 @@
 //! exact-match accuracy on held-out problems, samples/s and the measured bubble share.
 //! `--trace FILE` also writes the last step's timeline as FILE.json and FILE.svg.
 
-use ch07::pipe_config::{self, PipeConfig};
-use ch07::pipe_train::{learner_transfer, place, PipeTrainer};
+use ch07::pipe_config::PipeConfig;
+use ch07::pipe_train::{learner_transfer, PipeTrainer};
 use ch07::trace::{timeline_svg, trace_json};
 use mpi::traits::*;
 
-/// Ranks in this job, from the launcher's environment (before MPI starts), else NP, else 4.
-fn ranks_from_env() -> usize {
-    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "NP"]
-        .iter()
-        .find_map(|k| std::env::var(k).ok()?.parse().ok())
-        .unwrap_or(4)
-}
-
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|a| a == "--help" || a == "-h") {
-        println!("{}", pipe_config::USAGE);
-        return;
-    }
     // Bad settings: one line, before MPI starts (no rank has communicated yet).
-    let cfg = match pipe_config::parse(&args, ranks_from_env()) {
-        Ok(cfg) => cfg,
-        Err(why) => {
-            eprintln!("pipeline: {why}");
-            std::process::exit(2);
-        }
-    };
+    let cfg: PipeConfig = trainer_kit::cli::from_command_line();
     let universe = toolkit::init();
     let world = universe.world();
     let code = match run(&world, cfg) {
@@ -49,7 +30,7 @@ fn main() {
 }
 
 fn run(world: &mpi::topology::SimpleCommunicator, cfg: PipeConfig) -> Result<(), String> {
-    let device = place(world, cfg.cuda);
+    let device = trainer_kit::place::place(world, cfg.common.device, cfg.common.threads).device;
     let mut t = PipeTrainer::new(world, cfg.clone(), learner_transfer(), device)?;
     let mut params = 0.0;
     world.all_reduce_into(
@@ -68,8 +49,8 @@ fn run(world: &mpi::topology::SimpleCommunicator, cfg: PipeConfig) -> Result<(),
             .collect();
         println!(
             "{} x {} grid: {} pipeline(s) of {} stages (blocks {}), schedule {:?}, batch {} = {} x {} micro-batches of {}, device {device:?}",
-            t.grid.dp, t.grid.pp, t.grid.dp, t.grid.pp, cut.join(" "), cfg.schedule, cfg.batch, t.grid.dp, cfg.micro,
-            cfg.batch / t.grid.dp / cfg.micro
+            t.grid.dp, t.grid.pp, t.grid.dp, t.grid.pp, cut.join(" "), cfg.schedule, cfg.common.batch, t.grid.dp, cfg.micro,
+            cfg.common.batch / t.grid.dp / cfg.micro
         );
         if t.step > 0 {
             println!("resumed at step {}", t.step);
@@ -93,7 +74,7 @@ fn run(world: &mpi::topology::SimpleCommunicator, cfg: PipeConfig) -> Result<(),
             file.with_extension("svg").display()
         );
     }
-    if world.rank() == 0 && !cfg.quiet {
+    if world.rank() == 0 && !cfg.common.quiet {
         println!(
             "held-out exact-match accuracy after {} steps: {acc:.1}%",
             t.step
