@@ -97,6 +97,21 @@ pub fn blocked_calls() -> Vec<Call> {
     slots.iter().filter_map(|s| s.call()).collect()
 }
 
+/// How long the longest-waiting blocking call in progress has waited, if any. Reads only
+/// numbers (no text is made): the watchdog asks it every [`TICK`].
+pub fn longest_wait() -> Option<Duration> {
+    let slots = SLOTS.lock().unwrap_or_else(|e| e.into_inner());
+    let now = TICKS.load(Ordering::Relaxed);
+    let waits = slots
+        .iter()
+        .filter(|s| s.active.load(Ordering::Acquire))
+        .map(|s| {
+            let ticks = now.saturating_sub(s.since_tick.load(Ordering::Relaxed));
+            TICK * ticks as u32
+        });
+    waits.max()
+}
+
 /// The calling thread's own call in progress (the MPI error handler names it).
 pub fn my_call() -> Option<Call> {
     MINE.with(|r| r.0.call())

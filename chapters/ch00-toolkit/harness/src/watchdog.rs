@@ -161,8 +161,12 @@ fn body_report() -> Option<Vec<String>> {
     let mut body = BODY.lock().unwrap_or_else(|e| e.into_inner());
     let b = body.as_mut()?;
     let limit = case_limit();
-    let calls = intercept::blocked_calls();
-    let stuck: Vec<_> = calls.into_iter().filter(|c| c.waited >= limit).collect();
+    // The calls are made into text only once one has waited past the deadline.
+    let stuck: Vec<_> = match intercept::longest_wait() {
+        Some(w) if w >= limit => intercept::blocked_calls(),
+        _ => vec![],
+    };
+    let stuck: Vec<_> = stuck.into_iter().filter(|c| c.waited >= limit).collect();
     if b.body_done {
         if !stuck.is_empty() && !b.told {
             b.told = true;
