@@ -1,9 +1,9 @@
 //! Chapter 7 exercise 7.5: the executor, one stage's part of a pipeline step (solution).
 
 use crate::addition::MicroBatches;
-use crate::plan::Op;
+use crate::plan::Action;
+use crate::spans::{Phase, Timeline};
 use crate::stage_model::StageModel;
-use crate::trace::{Phase, Timeline};
 use crate::wire::Transfer;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -16,7 +16,7 @@ use tch::Tensor;
 /// gradients of the batch's mean loss in the stage's parameters.
 pub fn run_ops(
     pipe: &SimpleCommunicator,
-    ops: &[Op],
+    ops: &[Action],
     stage: &StageModel,
     batch: &MicroBatches,
     io: Transfer,
@@ -32,7 +32,7 @@ pub fn run_ops(
     let sends = ops
         .iter()
         .filter(|op| {
-            matches!(op, Op::Forward(_) if !last) || matches!(op, Op::Backward(_) if !first)
+            matches!(op, Action::Forward(_) if !last) || matches!(op, Action::Backward(_) if !first)
         })
         .count();
     let mut bufs = vec![Vec::<f64>::new(); sends];
@@ -47,7 +47,7 @@ pub fn run_ops(
         for &op in ops {
             let step = (|| -> Result<(), String> {
                 match op {
-                    Op::Forward(i) => {
+                    Action::Forward(i) => {
                         let t0 = Instant::now();
                         let x = match first {
                             true => batch.inputs[i].shallow_clone(),
@@ -81,7 +81,7 @@ pub fn run_ops(
                         }
                         kept.insert(i, (x, y));
                     }
-                    Op::Backward(i) => {
+                    Action::Backward(i) => {
                         let (x, y) = kept
                             .remove(&i)
                             .ok_or(format!("stage {s}: Backward({i}) before Forward({i})"))?;

@@ -3,9 +3,9 @@
 //! gradient for it, and sending `x.grad()` (an undefined tensor) makes LibTorch panic.
 
 use ch07::addition::MicroBatches;
-use ch07::plan::Op;
+use ch07::plan::Action;
+use ch07::spans::{Phase, Timeline};
 use ch07::stage_model::StageModel;
-use ch07::trace::{Phase, Timeline};
 use ch07::wire::Transfer;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -16,7 +16,7 @@ use tch::Tensor;
 /// The solution's `run_ops`, less one call.
 pub fn run_ops(
     pipe: &SimpleCommunicator,
-    ops: &[Op],
+    ops: &[Action],
     stage: &StageModel,
     batch: &MicroBatches,
     io: Transfer,
@@ -32,7 +32,7 @@ pub fn run_ops(
     let sends = ops
         .iter()
         .filter(|op| {
-            matches!(op, Op::Forward(_) if !last) || matches!(op, Op::Backward(_) if !first)
+            matches!(op, Action::Forward(_) if !last) || matches!(op, Action::Backward(_) if !first)
         })
         .count();
     let mut bufs = vec![Vec::<f64>::new(); sends];
@@ -47,7 +47,7 @@ pub fn run_ops(
         for &op in ops {
             let step = (|| -> Result<(), String> {
                 match op {
-                    Op::Forward(i) => {
+                    Action::Forward(i) => {
                         let t0 = Instant::now();
                         // ANCHOR: no_requires_grad
                         let x = match first {
@@ -83,7 +83,7 @@ pub fn run_ops(
                         }
                         kept.insert(i, (x, y));
                     }
-                    Op::Backward(i) => {
+                    Action::Backward(i) => {
                         let (x, y) = kept
                             .remove(&i)
                             .ok_or(format!("stage {s}: Backward({i}) before Forward({i})"))?;

@@ -13,9 +13,9 @@ mod planted_executor;
 use ch07::executor::run_ops;
 use ch07::greedy;
 use ch07::optim::{Optimizer, Rule};
-use ch07::plan::{Kind, Op, Schedule};
+use ch07::plan::{Action, Schedule, ScheduleKind};
+use ch07::spans::Timeline;
 use ch07::stage_model::StageModel;
-use ch07::trace::Timeline;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::time::Duration;
@@ -25,7 +25,7 @@ use toolkit::testing::{assert_failed_within, launch_self, learner_view, run_body
 /// One pipelined training step of a stage: the communicator, its ops, the stage, the batch.
 type StepFn<'a> = dyn Fn(
         &SimpleCommunicator,
-        &[Op],
+        &[Action],
         &StageModel,
         &ch07::addition::MicroBatches,
     ) -> Result<f64, String>
@@ -59,7 +59,7 @@ fn equivalence(
 /// gradients are those of the SUM of the micro-batches' mean losses, m times too large.
 fn without_scaling(
     pipe: &SimpleCommunicator,
-    ops: &[Op],
+    ops: &[Action],
     stage: &StageModel,
     batch: &ch07::addition::MicroBatches,
 ) -> Result<f64, String> {
@@ -93,7 +93,7 @@ fn without_scaling(
 fn planted_no_scaling() {
     run_body("planted_no_scaling", |world| {
         tch::set_num_threads(1);
-        let ops = greedy::schedule(Kind::OneFOneB, world.size() as usize, 4);
+        let ops = greedy::schedule(ScheduleKind::OneFOneB, world.size() as usize, 4);
         equivalence(world, &ops, 4, &without_scaling)
     });
 }
@@ -118,12 +118,12 @@ fn warm_up_reversed(p: usize, m: usize) -> Schedule {
     (0..p)
         .map(|s| {
             let warm = s.min(m);
-            let mut ops: Vec<Op> = (0..warm).map(Op::Forward).collect();
+            let mut ops: Vec<Action> = (0..warm).map(Action::Forward).collect();
             for i in warm..m {
-                ops.push(Op::Forward(i));
-                ops.push(Op::Backward(i - warm));
+                ops.push(Action::Forward(i));
+                ops.push(Action::Backward(i - warm));
             }
-            ops.extend((m - warm..m).map(Op::Backward));
+            ops.extend((m - warm..m).map(Action::Backward));
             ops
         })
         .collect()
@@ -185,7 +185,7 @@ fn on_the_world(
 fn planted_wrong_stage() {
     run_body("planted_wrong_stage", |world| {
         let g = ch07::grid::make_grid(world, 2, 2)?;
-        let ops = greedy::schedule(Kind::GPipe, 2, 2);
+        let ops = greedy::schedule(ScheduleKind::GPipe, 2, 2);
         property(world, "DP x PP runs a step")
             .cases(1)
             .check(proptest::strategy::Just(2usize), |&m| {
@@ -211,7 +211,7 @@ fn planted_no_requires_grad() {
     run_body("planted_no_requires_grad", |world| {
         tch::set_num_threads(1);
         let (s, p) = (world.rank() as usize, world.size() as usize);
-        let ops = greedy::schedule(Kind::GPipe, p, 2);
+        let ops = greedy::schedule(ScheduleKind::GPipe, p, 2);
         let (stage, batch) = (common::stage(s, p), common::batch(0, 16, 0..16, 2));
         let io = common::reference_transfer();
         let trace = &mut Timeline::new();

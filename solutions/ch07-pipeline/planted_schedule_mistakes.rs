@@ -7,7 +7,7 @@
 
 #[path = "../../chapters/ch07-pipeline/tests/schedule_props/mod.rs"]
 mod schedule_props;
-use ch07::plan::{Op, Schedule};
+use ch07::plan::{Action, Schedule};
 use ch07::schedule_check::{check, UNIT};
 use proptest::test_runner::{RngAlgorithm, TestRng};
 use schedule_props::{every_case, gpipe_holds, one_f_one_b_holds, split_property};
@@ -20,12 +20,12 @@ fn one_f_one_b_wrong_warmup(p: usize, m: usize) -> Schedule {
     (0..p)
         .map(|s| {
             let warmup = s.min(m); // WRONG: min(p - s - 1, m)
-            let mut ops: Vec<Op> = (0..warmup).map(Op::Forward).collect();
+            let mut ops: Vec<Action> = (0..warmup).map(Action::Forward).collect();
             for i in 0..m - warmup {
-                ops.push(Op::Forward(warmup + i));
-                ops.push(Op::Backward(i));
+                ops.push(Action::Forward(warmup + i));
+                ops.push(Action::Backward(i));
             }
-            ops.extend((m - warmup..m).map(Op::Backward));
+            ops.extend((m - warmup..m).map(Action::Backward));
             ops
         })
         .collect()
@@ -56,8 +56,8 @@ fn a_warm_up_from_the_wrong_end_deadlocks() {
 /// Mistake 2 (ex 7.3): the backwards reversed by hand, `m - mb` for `mb` in `0..m`: it
 /// runs micro-batches m, m-1, ..., 1, one past the end, and never micro-batch 0.
 fn gpipe_reversed_by_hand(p: usize, m: usize) -> Schedule {
-    let mut stage: Vec<Op> = (0..m).map(Op::Forward).collect();
-    stage.extend((0..m).map(|mb| Op::Backward(m - mb))); // WRONG: m - 1 - mb
+    let mut stage: Vec<Action> = (0..m).map(Action::Forward).collect();
+    stage.extend((0..m).map(|mb| Action::Backward(m - mb))); // WRONG: m - 1 - mb
     vec![stage; p]
 }
 // ANCHOR_END: reversed_by_hand

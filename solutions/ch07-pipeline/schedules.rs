@@ -2,16 +2,16 @@
 //! solution` (`make run CH=07 SOLUTION=1`, `cargo test -p ch07-pipeline --features
 //! solution`).
 
-use crate::plan::{Kind, Op, Schedule};
+use crate::plan::{Action, Schedule, ScheduleKind};
 
 // ANCHOR: gpipe
 /// GPipe: all forwards, then all backwards, in the forwards' order. Any backward order is
 /// correct; this one makes every link carry its messages in the order the receiver
 /// consumes them, and differs from 1F1B only in where the backwards go.
 pub fn gpipe(p: usize, m: usize) -> Schedule {
-    let stage: Vec<Op> = (0..m)
-        .map(Op::Forward)
-        .chain((0..m).map(Op::Backward))
+    let stage: Vec<Action> = (0..m)
+        .map(Action::Forward)
+        .chain((0..m).map(Action::Backward))
         .collect();
     vec![stage; p]
 }
@@ -24,12 +24,12 @@ pub fn one_f_one_b(p: usize, m: usize) -> Schedule {
     (0..p)
         .map(|s| {
             let warmup = (p - s - 1).min(m);
-            let mut ops: Vec<Op> = (0..warmup).map(Op::Forward).collect();
+            let mut ops: Vec<Action> = (0..warmup).map(Action::Forward).collect();
             for i in 0..m - warmup {
-                ops.push(Op::Forward(warmup + i));
-                ops.push(Op::Backward(i));
+                ops.push(Action::Forward(warmup + i));
+                ops.push(Action::Backward(i));
             }
-            ops.extend((m - warmup..m).map(Op::Backward));
+            ops.extend((m - warmup..m).map(Action::Backward));
             ops
         })
         .collect()
@@ -37,9 +37,9 @@ pub fn one_f_one_b(p: usize, m: usize) -> Schedule {
 // ANCHOR_END: one_f_one_b
 
 /// The schedule of `kind` (given: calls yours).
-pub fn build(kind: Kind, p: usize, m: usize) -> Schedule {
+pub fn build(kind: ScheduleKind, p: usize, m: usize) -> Schedule {
     match kind {
-        Kind::GPipe => gpipe(p, m),
-        Kind::OneFOneB => one_f_one_b(p, m),
+        ScheduleKind::GPipe => gpipe(p, m),
+        ScheduleKind::OneFOneB => one_f_one_b(p, m),
     }
 }

@@ -4,7 +4,7 @@
 //! significant digit first); the answer is the d+1 digits of `a + b`, each a class of 10.
 //! A prediction is right only if every digit is (exact match). Training problems come from
 //! the seed and the step number, so every rank draws the same batch without
-//! communicating; the held-out problems are those with `(a + b) % 7 == 0`, never trained on.
+//! communicating; the held-out problems are those with `(a + b).is_multiple_of(7)`, never trained on.
 
 use tch::{Device, Kind, Tensor};
 use trainer_kit::rng::SplitMix64;
@@ -29,7 +29,7 @@ impl Rng {
         ))
     }
     /// The next 64 random bits.
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0.next_u64()
     }
 }
@@ -48,14 +48,14 @@ impl Addition {
     }
     /// Whether `(a, b)` is held out for evaluation.
     pub fn held_out(a: u64, b: u64) -> bool {
-        (a + b) % 7 == 0
+        (a + b).is_multiple_of(7)
     }
     /// `n` problems drawn from `rng`, from the training part (`test == false`) or the
     /// held-out part.
     pub fn problems(&self, rng: &mut Rng, n: usize, test: bool) -> Vec<(u64, u64)> {
         let mut out = Vec::with_capacity(n);
         while out.len() < n {
-            let (a, b) = (rng.next() % self.limit(), rng.next() % self.limit());
+            let (a, b) = (rng.next_u64() % self.limit(), rng.next_u64() % self.limit());
             if Self::held_out(a, b) == test {
                 out.push((a, b));
             }

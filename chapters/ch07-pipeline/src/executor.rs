@@ -10,9 +10,9 @@
 #![allow(unused_imports)] // imported for your answer: unused until you write it
 
 use crate::addition::MicroBatches;
-use crate::plan::Op;
+use crate::plan::Action;
+use crate::spans::{Phase, Timeline};
 use crate::stage_model::StageModel;
-use crate::trace::{Phase, Timeline};
 use crate::wire::Transfer;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -33,7 +33,7 @@ use tch::Tensor;
 /// the operation.
 pub fn run_ops(
     pipe: &SimpleCommunicator,
-    ops: &[Op],
+    ops: &[Action],
     stage: &StageModel,
     batch: &MicroBatches,
     io: Transfer,

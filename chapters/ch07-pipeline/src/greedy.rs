@@ -9,11 +9,11 @@
 //! The order each stage ran its operations in is the schedule. The chapter's own
 //! generators (ex 7.3, 7.4) write them out directly; the trainer's tests use these.
 
-use crate::plan::{Kind, Op, Schedule};
+use crate::plan::{Action, Schedule, ScheduleKind};
 
 // ANCHOR: greedy
 /// The schedule of `kind` for `p` stages and `m` micro-batches, by simulation.
-pub fn schedule(kind: Kind, p: usize, m: usize) -> Schedule {
+pub fn schedule(kind: ScheduleKind, p: usize, m: usize) -> Schedule {
     let never = usize::MAX;
     // fwd_done[s][i], bwd_done[s][i]: the tick at which stage s finished that op.
     let mut fwd_done = vec![vec![never; m]; p];
@@ -27,22 +27,22 @@ pub fn schedule(kind: Kind, p: usize, m: usize) -> Schedule {
             let grad_ready = b < f && (s + 1 == p || bwd_done[s + 1][b] < tick);
             let input_ready = f < m && (s == 0 || fwd_done[s - 1][f] < tick);
             let cap = match kind {
-                Kind::OneFOneB => p - s,
-                Kind::GPipe => m,
+                ScheduleKind::OneFOneB => p - s,
+                ScheduleKind::GPipe => m,
             };
-            let backward_first = kind == Kind::OneFOneB || f == m;
+            let backward_first = kind == ScheduleKind::OneFOneB || f == m;
             if backward_first && grad_ready {
                 bwd_done[s][b] = tick;
                 next_b[s] += 1;
-                ops[s].push(Op::Backward(b));
+                ops[s].push(Action::Backward(b));
             } else if input_ready && f - b < cap {
                 fwd_done[s][f] = tick;
                 next_f[s] += 1;
-                ops[s].push(Op::Forward(f));
+                ops[s].push(Action::Forward(f));
             } else if grad_ready && f == m {
                 bwd_done[s][b] = tick;
                 next_b[s] += 1;
-                ops[s].push(Op::Backward(b));
+                ops[s].push(Action::Backward(b));
             }
         }
         tick += 1;

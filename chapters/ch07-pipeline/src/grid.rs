@@ -31,8 +31,8 @@ pub struct Grid {
 }
 
 // ANCHOR: make_grid
-/// Cuts `world` into this rank's pipeline and replicas communicators (rank = replica * pp
-/// + stage; each ordered as stated above). A world whose size is not `dp * pp` is refused
+/// Cuts `world` into this rank's pipeline and replicas communicators (rank =
+/// `replica * pp + stage`; each ordered as stated above). A world whose size is not `dp * pp` is refused
 /// with `Err("a {dp} x {pp} grid needs {dp*pp} ranks, this job has {size}")`.
 pub fn make_grid(world: &SimpleCommunicator, dp: usize, pp: usize) -> Result<Grid, String> {
     // TODO(ex 7.6): check the size, split_by_color_with_key twice

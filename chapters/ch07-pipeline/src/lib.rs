@@ -1,5 +1,6 @@
 //! Chapter 7: a pipeline-parallel trainer: a model cut into stages on different ranks,
-//! micro-batches flowing through them (GPipe and 1F1B), and data parallelism on top.
+//! micro-batches flowing through them (GPipe, 1F1B, interleaved 1F1B, ZB-H1), and data
+//! parallelism on top.
 //!
 //! Check your work with `make check CH=07`; run the labs with `make run CH=07 BIN=...`.
 
@@ -29,10 +30,10 @@ pub mod schedules;
 // Given (read it, use it): [`wire`] (f64 copies between tensors and MPI buffers, the
 // transfer pair), [`addition`] (the task), [`stage_model`] (the model cut into stages),
 // [`greedy`] (reference schedules by simulation), [`choose`] (the trainer's schedule),
-// [`optim`] (the trainer kit's optimizers), [`trace`] (spans, traces), [`pipe_config`]
-// (the flags: the kit's shared ones and the pipeline's), [`pipe_ckpt`] (per-stage
-// checkpoints in the kit's container) and [`pipe_train`] (the trainer). Yours: [`transfer`] (ex 7.2),
-// [`executor`] (ex 7.5), [`grid`] (ex 7.6).
+// [`optim`] (the trainer kit's optimizers), [`spans`] (timing spans, Perfetto and SVG
+// timelines), [`pipe_config`] (the flags: the kit's shared ones and the pipeline's),
+// [`pipe_ckpt`] (per-stage checkpoints in the kit's container) and [`pipe_train`] (the
+// trainer). Yours: [`transfer`] (ex 7.2), [`executor`] (ex 7.5), [`grid`] (ex 7.6).
 pub mod addition;
 pub mod choose;
 pub mod greedy;
@@ -40,8 +41,8 @@ pub use trainer_kit::optim;
 pub mod pipe_ckpt;
 pub mod pipe_config;
 pub mod pipe_train;
+pub mod spans;
 pub mod stage_model;
-pub mod trace;
 pub mod wire;
 
 #[cfg_attr(
@@ -61,3 +62,21 @@ pub mod executor;
     path = "../../../solutions/ch07-pipeline/grid.rs"
 )]
 pub mod grid;
+
+// --- after 1F1B: interleaved stages and split backwards (ex 7.7, 7.8, 7.9) --------------
+// Given: [`rank_check`] (the checker for plans by rank: a rank holds several stages, a
+// backward may be split). Yours: [`rank_schedules`] (ex 7.7 interleaved 1F1B, ex 7.8
+// ZB-H1) and [`task_executor`] (ex 7.9).
+pub mod rank_check;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch07-pipeline/rank_schedules.rs"
+)]
+pub mod rank_schedules;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch07-pipeline/task_executor.rs"
+)]
+pub mod task_executor;

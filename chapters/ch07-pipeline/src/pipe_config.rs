@@ -6,7 +6,7 @@
 //! (`trainer_kit::cli`); the pipeline's own are here, with [`check`], which knows what a
 //! pipeline needs. `pipeline --help` lists them all with their defaults.
 
-use crate::plan::Kind;
+use crate::plan::ScheduleKind;
 use crate::stage_model::Shape;
 use clap::Parser;
 use std::path::PathBuf;
@@ -33,7 +33,7 @@ pub struct PipeConfig {
     pub sgd: bool,
     /// The pipeline schedule: gpipe or 1f1b
     #[arg(long, value_name = "gpipe|1f1b", value_parser = one_of("--schedule", SCHEDULES), default_value = "1f1b")]
-    pub schedule: Kind,
+    pub schedule: ScheduleKind,
     /// Data-parallel pipelines, of NP/D stages each
     #[arg(long, value_name = "D", default_value_t = 1)]
     pub dp: usize,
@@ -61,7 +61,10 @@ impl PipeConfig {
 }
 
 /// `--schedule`'s values.
-const SCHEDULES: &[(&str, Kind)] = &[("gpipe", Kind::GPipe), ("1f1b", Kind::OneFOneB)];
+const SCHEDULES: &[(&str, ScheduleKind)] = &[
+    ("gpipe", ScheduleKind::GPipe),
+    ("1f1b", ScheduleKind::OneFOneB),
+];
 
 // ANCHOR: check
 /// The checks that need no communication.

@@ -13,9 +13,9 @@ use crate::executor::run_ops;
 use crate::grid::{allreduce_mean, make_grid, Grid};
 use crate::optim::{Optimizer, Rule};
 use crate::pipe_config::PipeConfig;
-use crate::plan::Op;
+use crate::plan::Action;
+use crate::spans::Timeline;
 use crate::stage_model::StageModel;
-use crate::trace::Timeline;
 use crate::wire::{self, Transfer};
 use crate::{choose, pipe_ckpt};
 use mpi::collective::SystemOperation;
@@ -42,7 +42,7 @@ pub struct PipeTrainer<'c> {
     pub stage: StageModel,
     pub opt: Optimizer,
     /// This stage's operations in one step.
-    pub ops: Vec<Op>,
+    pub ops: Vec<Action>,
     pub io: Transfer,
     /// Steps taken.
     pub step: u64,
@@ -235,7 +235,7 @@ impl<'c> PipeTrainer<'c> {
                 .all_reduce_into(&self.bubble, &mut b, SystemOperation::sum());
             bubble_sum += b / self.world.size() as f64;
             (samples, n) = (samples + self.cfg.common.batch, n + 1);
-            if self.step % self.cfg.report == 0 || self.step == self.cfg.steps {
+            if self.step.is_multiple_of(self.cfg.report) || self.step == self.cfg.steps {
                 let rate = samples as f64 / since.elapsed().as_secs_f64();
                 acc = self.evaluate(1000);
                 if root && !self.cfg.common.quiet {
@@ -253,7 +253,7 @@ impl<'c> PipeTrainer<'c> {
 
     /// Every stage's spans of the last step, on world rank 0 of replica 0 (`None`
     /// elsewhere): each stage sends its own to stage 0 of its pipeline.
-    pub fn gather_trace(&self) -> Option<Vec<Vec<crate::trace::Span>>> {
+    pub fn gather_trace(&self) -> Option<Vec<Vec<crate::spans::Span>>> {
         let pipe = &self.grid.pipeline;
         let mine = self.trace.flat();
         if self.grid.stage > 0 {

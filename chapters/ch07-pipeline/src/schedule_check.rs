@@ -15,7 +15,7 @@
 //! whose backward is not) and the idle time, and the bubble: the idle fraction of the
 //! stages' time until the step ends.
 
-use crate::plan::{Op, Schedule};
+use crate::plan::{Action, Schedule};
 
 /// How long an op takes, in time units (the same on every stage).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,10 +34,10 @@ pub const UNIT: Costs = Costs {
 
 impl Costs {
     /// The duration of `op`.
-    pub fn of(&self, op: Op) -> u64 {
+    pub fn of(&self, op: Action) -> u64 {
         match op {
-            Op::Forward(_) => self.forward,
-            Op::Backward(_) => self.backward,
+            Action::Forward(_) => self.forward,
+            Action::Backward(_) => self.backward,
         }
     }
 }
@@ -46,7 +46,7 @@ impl Costs {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StageReport {
     /// Each op of the stage, in order, with the time it starts.
-    pub starts: Vec<(u64, Op)>,
+    pub starts: Vec<(u64, Action)>,
     /// The most activations held at once (forwards done whose backward is not done).
     pub peak_in_flight: usize,
     /// Time spent computing.
@@ -82,10 +82,10 @@ pub fn bubble_formula(p: usize, m: usize) -> f64 {
 /// The message `op` on stage `s` of `p` waits for: `(is a gradient, micro-batch, from
 /// stage)`, or `None` when it needs none (a forward on the first stage, a backward on the
 /// last).
-pub fn needs(op: Op, s: usize, p: usize) -> Option<(bool, usize, usize)> {
+pub fn needs(op: Action, s: usize, p: usize) -> Option<(bool, usize, usize)> {
     match op {
-        Op::Forward(mb) if s > 0 => Some((false, mb, s - 1)),
-        Op::Backward(mb) if s + 1 < p => Some((true, mb, s + 1)),
+        Action::Forward(mb) if s > 0 => Some((false, mb, s - 1)),
+        Action::Backward(mb) if s + 1 < p => Some((true, mb, s + 1)),
         _ => None,
     }
 }
@@ -106,10 +106,10 @@ pub fn check(schedule: &Schedule, m: usize, costs: Costs) -> Result<Report, Stri
 }
 
 /// Stage `s`'s ops: `Forward(mb)` once then `Backward(mb)` once for every `mb < m`.
-fn each_once(ops: &[Op], s: usize, m: usize) -> Result<(), String> {
+fn each_once(ops: &[Action], s: usize, m: usize) -> Result<(), String> {
     let (mut fwd, mut bwd) = (vec![false; m], vec![false; m]);
     for &op in ops {
-        let (Op::Forward(mb) | Op::Backward(mb)) = op;
+        let (Action::Forward(mb) | Action::Backward(mb)) = op;
         if mb >= m {
             return Err(format!(
                 "stage {s} runs {op:?}, but the micro-batches are 0..={}: every index \
@@ -117,15 +117,15 @@ fn each_once(ops: &[Op], s: usize, m: usize) -> Result<(), String> {
                 m as i64 - 1
             ));
         }
-        if matches!(op, Op::Backward(_)) && !fwd[mb] {
+        if matches!(op, Action::Backward(_)) && !fwd[mb] {
             return Err(format!(
                 "stage {s} runs {op:?} before Forward({mb}): a backward needs the \
                  activations its forward kept"
             ));
         }
         let (done, what) = match op {
-            Op::Forward(_) => (&mut fwd, "forward"),
-            Op::Backward(_) => (&mut bwd, "backward"),
+            Action::Forward(_) => (&mut fwd, "forward"),
+            Action::Backward(_) => (&mut bwd, "backward"),
         };
         if done[mb] {
             return Err(format!(
@@ -135,7 +135,7 @@ fn each_once(ops: &[Op], s: usize, m: usize) -> Result<(), String> {
         done[mb] = true;
     }
     for mb in 0..m {
-        for (done, op) in [(&fwd, Op::Forward(mb)), (&bwd, Op::Backward(mb))] {
+        for (done, op) in [(&fwd, Action::Forward(mb)), (&bwd, Action::Backward(mb))] {
             if !done[mb] {
                 return Err(format!(
                     "stage {s} never runs {op:?}: every micro-batch goes forward and \
@@ -154,7 +154,7 @@ fn simulate(schedule: &Schedule, m: usize, costs: Costs) -> Result<Report, Strin
     let mut arrived = vec![vec![vec![None::<u64>; m]; p]; 2];
     let mut next = vec![0usize; p]; // index of each stage's next op
     let mut free = vec![0u64; p]; // when each stage is free
-    let mut starts: Vec<Vec<(u64, Op)>> = vec![vec![]; p];
+    let mut starts: Vec<Vec<(u64, Action)>> = vec![vec![]; p];
     loop {
         let mut moved = false;
         for s in 0..p {
@@ -166,8 +166,8 @@ fn simulate(schedule: &Schedule, m: usize, costs: Costs) -> Result<Report, Strin
                 let Some(start) = ready else { break };
                 let end = start + costs.of(op);
                 match op {
-                    Op::Forward(mb) if s + 1 < p => arrived[0][s + 1][mb] = Some(end),
-                    Op::Backward(mb) if s > 0 => arrived[1][s - 1][mb] = Some(end),
+                    Action::Forward(mb) if s + 1 < p => arrived[0][s + 1][mb] = Some(end),
+                    Action::Backward(mb) if s > 0 => arrived[1][s - 1][mb] = Some(end),
                     _ => {}
                 }
                 starts[s].push((start, op));
@@ -200,12 +200,12 @@ fn simulate(schedule: &Schedule, m: usize, costs: Costs) -> Result<Report, Strin
 }
 
 /// The most forwards done whose backward is not, along `ops`.
-fn peak(ops: impl Iterator<Item = Op>) -> usize {
+fn peak(ops: impl Iterator<Item = Action>) -> usize {
     let (mut now, mut most) = (0usize, 0usize);
     for op in ops {
         match op {
-            Op::Forward(_) => now += 1,
-            Op::Backward(_) => now = now.saturating_sub(1),
+            Action::Forward(_) => now += 1,
+            Action::Backward(_) => now = now.saturating_sub(1),
         }
         most = most.max(now);
     }

@@ -6,7 +6,7 @@
 #![allow(unused_variables)] // the stubs do not use their arguments yet
 #![allow(unused_imports)] // imported for your answer: unused until you write it
 
-use crate::plan::{Kind, Op, Schedule};
+use crate::plan::{Action, Schedule, ScheduleKind};
 
 // ANCHOR: gpipe
 /// GPipe for `p` stages and `m` micro-batches: on every stage, the forwards of all
@@ -29,9 +29,9 @@ pub fn one_f_one_b(p: usize, m: usize) -> Schedule {
 // ANCHOR_END: one_f_one_b
 
 /// The schedule of `kind` (given: calls yours).
-pub fn build(kind: Kind, p: usize, m: usize) -> Schedule {
+pub fn build(kind: ScheduleKind, p: usize, m: usize) -> Schedule {
     match kind {
-        Kind::GPipe => gpipe(p, m),
-        Kind::OneFOneB => one_f_one_b(p, m),
+        ScheduleKind::GPipe => gpipe(p, m),
+        ScheduleKind::OneFOneB => one_f_one_b(p, m),
     }
 }

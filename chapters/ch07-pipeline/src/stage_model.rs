@@ -86,7 +86,7 @@ impl StageModel {
         let mut vs = vs;
         vs.double();
         let mut named: Vec<(String, Tensor)> = vs.variables().into_iter().collect();
-        named.sort_by(|a, b| order(&a.0).cmp(&order(&b.0)));
+        named.sort_by_key(|a| order(&a.0));
         let (names, params) = named.into_iter().unzip();
         StageModel {
             blocks,

@@ -2,7 +2,7 @@
 //! `F3` / `B3` while a stage runs micro-batch 3's forward / backward, `.` while it waits.
 //! Given code, for the `schedules` lab.
 
-use crate::plan::Op;
+use crate::plan::Action;
 use crate::schedule_check::{Costs, Report};
 
 // ANCHOR: draw
@@ -13,8 +13,8 @@ pub fn draw(report: &Report, costs: Costs, width: usize) -> String {
         let mut cells = vec![".".to_string(); report.makespan as usize];
         for &(start, op) in &stage.starts {
             let label = match op {
-                Op::Forward(mb) => format!("F{mb}"),
-                Op::Backward(mb) => format!("B{mb}"),
+                Action::Forward(mb) => format!("F{mb}"),
+                Action::Backward(mb) => format!("B{mb}"),
             };
             for t in start..start + costs.of(op) {
                 cells[t as usize] = label.clone();

@@ -19,6 +19,7 @@ use tch::{Device, Tensor};
 /// `tag`, and returns its request (the caller waits for it before the step ends). The
 /// values are staged in `buf` (`wire::copy_out`), which MPI reads until then. A tensor
 /// whose shape is not `shape` is refused (`Err`, naming both shapes) and nothing is sent.
+#[allow(clippy::ptr_arg)] // the signature of `wire::SendFn`: the buffer may grow
 pub fn send_tensor<'a, 'b>(
     comm: &SimpleCommunicator,
     to: usize,

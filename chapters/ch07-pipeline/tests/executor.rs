@@ -10,8 +10,8 @@ mod common;
 use ch07::executor::run_ops;
 use ch07::greedy;
 use ch07::optim::{Optimizer, Rule};
-use ch07::plan::Kind;
-use ch07::trace::{Phase, Timeline};
+use ch07::plan::ScheduleKind;
+use ch07::spans::{Phase, Timeline};
 use mpi::traits::*;
 use toolkit::mpi_test;
 
@@ -23,7 +23,7 @@ mpi_test! {
         let (s, p) = (world.rank() as usize, world.size() as usize);
         tch::set_num_threads(1);
         let reference = common::one_process(STEPS, BATCH);
-        for kind in [Kind::GPipe, Kind::OneFOneB] {
+        for kind in [ScheduleKind::GPipe, ScheduleKind::OneFOneB] {
             for m in [1, 2, 4, 8] {
                 let ops = greedy::schedule(kind, p, m);
                 let mut stage = common::stage(s, p);
@@ -52,7 +52,7 @@ mpi_test! {
 mpi_test! {
     fn ex7_5_the_loss_is_the_batch_mean(world at &[2]) {
         let (s, p) = (world.rank() as usize, world.size() as usize);
-        let ops = greedy::schedule(Kind::OneFOneB, p, 4);
+        let ops = greedy::schedule(ScheduleKind::OneFOneB, p, 4);
         let stage = common::stage(s, p);
         let batch = common::batch(0, BATCH, 0..BATCH, 4);
         let loss = run_ops(world, &ops[s], &stage, &batch, common::reference_transfer(), &mut Timeline::new())?;

@@ -23,7 +23,7 @@ fn members(comm: &mpi::topology::SimpleCommunicator, world_rank: i32) -> Vec<i32
 mpi_test! {
     fn ex7_6_the_grid_communicators_have_the_right_members(world at &[1, 2, 3, 4]) {
         let (rank, size) = (world.rank(), world.size() as usize);
-        for dp in (1..=size).filter(|d| size % d == 0) {
+        for dp in (1..=size).filter(|d| size.is_multiple_of(*d)) {
             let pp = size / dp;
             let g = make_grid(world, dp, pp)?;
             let (d, s) = (rank as usize / pp, rank as usize % pp);
@@ -49,7 +49,7 @@ mpi_test! {
         tch::set_num_threads(1);
         let size = world.size() as usize;
         let reference = common::one_process(2, 16);
-        for dp in [1, 2].into_iter().filter(|d| size % d == 0) {
+        for dp in [1, 2].into_iter().filter(|d| size.is_multiple_of(*d)) {
             let g = make_grid(world, dp, size / dp)?;
             // The mean itself, on a tensor each replica fills with its own number.
             let mut t = [Tensor::full([3], g.replica as f64, (Kind::Double, Device::Cpu))];

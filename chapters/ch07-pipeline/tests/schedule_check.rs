@@ -1,7 +1,7 @@
 //! Checks of the given schedule checker (not an exercise): hand-written schedules whose
 //! verdict is known.
 
-use ch07::plan::Op::{Backward as B, Forward as F};
+use ch07::plan::Action::{Backward as B, Forward as F};
 use ch07::schedule_check::{check, Costs, UNIT};
 
 #[test]

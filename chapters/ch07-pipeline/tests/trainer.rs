@@ -8,7 +8,7 @@
 use ch07::pipe_ckpt;
 use ch07::pipe_config::PipeConfig;
 use ch07::pipe_train::{learner_transfer, PipeTrainer};
-use ch07::plan::Kind;
+use ch07::plan::ScheduleKind;
 use ch07::stage_model::{Shape, StageModel};
 use ch07::wire;
 use mpi::traits::*;
@@ -64,7 +64,7 @@ mpi_test! {
         let dir = std::env::temp_dir().join(format!("ch07-resume-{size}-{id}"));
         let k = 3; // steps before the stop
         // GPipe on 2 ranks, 1F1B (the default) on 2 pipelines of 2 stages.
-        let schedule = if dp == 1 { Kind::GPipe } else { Kind::OneFOneB };
+        let schedule = if dp == 1 { ScheduleKind::GPipe } else { ScheduleKind::OneFOneB };
         let straight_cfg = PipeConfig { dp, schedule, ..tiny(2 * k) };
         let mut straight = PipeTrainer::new(world, straight_cfg.clone(), learner_transfer(), Device::Cpu)?;
         let straight_losses = train(&mut straight)?;

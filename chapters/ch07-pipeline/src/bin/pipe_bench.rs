@@ -16,7 +16,7 @@
 
 use ch07::pipe_config::PipeConfig;
 use ch07::pipe_train::{learner_transfer, place, PipeTrainer};
-use ch07::plan::Kind;
+use ch07::plan::ScheduleKind;
 use ch07::schedule_check::{bubble_formula, check, UNIT};
 use ch07::stage_model::{whole, StageModel};
 use ch07::wire::{SendRequest, Transfer};
@@ -160,7 +160,7 @@ fn inner(world: &SimpleCommunicator) {
     }
     let p = world.size() as usize;
     let device = place(world, false);
-    for kind in [Kind::GPipe, Kind::OneFOneB] {
+    for kind in [ScheduleKind::GPipe, ScheduleKind::OneFOneB] {
         for m in MICRO {
             let (bubble, rate, held) = pipeline(world, kind, m, device);
             let mut all = vec![0u64; p];
@@ -189,7 +189,12 @@ fn inner(world: &SimpleCommunicator) {
 
 /// Trains a fresh pipeline of `kind` with `m` micro-batches: (measured bubble, samples/s,
 /// the most micro-batches this stage held at once).
-fn pipeline(world: &SimpleCommunicator, kind: Kind, m: usize, device: Device) -> (f64, f64, usize) {
+fn pipeline(
+    world: &SimpleCommunicator,
+    kind: ScheduleKind,
+    m: usize,
+    device: Device,
+) -> (f64, f64, usize) {
     let mut cfg = PipeConfig {
         micro: m,
         schedule: kind,

@@ -9,7 +9,7 @@
 
 use ch07::pipe_config::PipeConfig;
 use ch07::pipe_train::{learner_transfer, PipeTrainer};
-use ch07::trace::{timeline_svg, trace_json};
+use ch07::spans::{timeline_svg, trace_json};
 use mpi::traits::*;
 
 fn main() {

@@ -10,7 +10,7 @@
 //! against (p-1)/(m+p-1), the same for both schedules; and a model of 12 blocks with
 //! uneven costs cut into 4 stages by layer count and by your ex 7.1.
 
-use ch07::plan::{Kind, Op};
+use ch07::plan::{Action, ScheduleKind};
 use ch07::schedule_check::{bubble_formula, check, Costs, Report, UNIT};
 use ch07::schedules::build;
 use ch07::stages::split_stages;
@@ -54,7 +54,7 @@ struct Split {
     bottleneck: f64,
 }
 
-fn run(kind: Kind, p: usize, m: usize, costs: Costs) -> Report {
+fn run(kind: ScheduleKind, p: usize, m: usize, costs: Costs) -> Report {
     check(&build(kind, p, m), m, costs).unwrap_or_else(|why| panic!("{kind:?}: {why}"))
 }
 
@@ -64,9 +64,9 @@ fn main() {
         return;
     }
     // One micro-batch at a time through the whole pipeline, for comparison.
-    let naive: Vec<Vec<Op>> = vec![
+    let naive: Vec<Vec<Action>> = vec![
         (0..2)
-            .flat_map(|mb| [Op::Forward(mb), Op::Backward(mb)])
+            .flat_map(|mb| [Action::Forward(mb), Action::Backward(mb)])
             .collect();
         4
     ];
@@ -77,8 +77,11 @@ fn main() {
     );
     println!("{}", draw(&r, UNIT, 4));
     let (p, m) = (4, 8);
-    let reports = [Kind::GPipe, Kind::OneFOneB].map(|kind| run(kind, p, m, UNIT));
-    for (kind, r) in [Kind::GPipe, Kind::OneFOneB].iter().zip(&reports) {
+    let reports = [ScheduleKind::GPipe, ScheduleKind::OneFOneB].map(|kind| run(kind, p, m, UNIT));
+    for (kind, r) in [ScheduleKind::GPipe, ScheduleKind::OneFOneB]
+        .iter()
+        .zip(&reports)
+    {
         println!("{kind:?}, p = {p}, m = {m}: {} time units", r.makespan);
         println!("{}", draw(r, UNIT, 4));
     }
@@ -113,9 +116,9 @@ fn main() {
             p,
             m,
             formula: format!("{:.3}", bubble_formula(p, m)),
-            gpipe: sim(Kind::GPipe, UNIT),
-            one_f_one_b: sim(Kind::OneFOneB, UNIT),
-            heavy: sim(Kind::OneFOneB, heavy),
+            gpipe: sim(ScheduleKind::GPipe, UNIT),
+            one_f_one_b: sim(ScheduleKind::OneFOneB, UNIT),
+            heavy: sim(ScheduleKind::OneFOneB, heavy),
         });
     }
     println!(
