@@ -280,7 +280,9 @@ ifeq ($(CH),07)
 	  | awk 'NF { for (; n > 0; n--) print ""; print; next } { n++ }'; } > book/src/ch07-pipeline/output/planted-schedules.txt
 	{ echo '$$ make bench CH=07'; \
 	  cargo run -q --release -p ch07-pipeline --features solution --bin pipe_bench 2>&1; } > book/src/ch07-pipeline/output/pipe_bench.txt
-	@echo "outputs: wrote chapter 7's planted schedule mistakes and the benchmark"
+	{ echo '$$ cargo run --release -p ch07-pipeline --features solution --bin plan_bench'; \
+	  cargo run -q --release -p ch07-pipeline --features solution --bin plan_bench 2>&1; } > book/src/ch07-pipeline/output/plan_bench.txt
+	@echo "outputs: wrote chapter 7's planted schedule mistakes and the benchmarks"
 endif
 
 # Beyond one machine (root): a two-node cluster in network namespaces, and a one-node Slurm.
