@@ -74,6 +74,8 @@ fn main() {
         inner(&universe.world());
         return;
     }
+    let load_before = load();
+    let costs = pass_costs();
     let mut rows = vec![];
     for (np, lines) in at_rank_counts(&RANKS, Duration::from_secs(600)) {
         for r in bench::rows::<Measured>(&lines).unwrap_or_else(|e| panic!("plan_bench: {e}")) {
@@ -95,7 +97,10 @@ fn main() {
         "model: {DEPTH} residual blocks of width {WIDTH} (f64), 3-digit addition, batch {BATCH}, \
          Adam; {WARMUP} warm-up + {STEPS} timed steps per row; interleaved: v = 2 chunks per \
          rank ({DEPTH}/(2p) blocks each); this machine: {cores} core(s), LibTorch on \
-         max(1, {cores} / p) thread(s) per rank"
+         max(1, {cores} / p) thread(s) per rank; load average (1 min) {load_before} before the \
+         run, {} after: above the core count, other processes shared the cores and the \
+         measured columns say more about them than about the schedules",
+        load()
     );
     println!(
         "bubble on paper: idle share of the step, F = 1 and B + W = 2 per stage (per chunk when \
@@ -103,6 +108,160 @@ fn main() {
          (p x the step's wall time), so messages and copies count as idle"
     );
     println!("wrote {}", path.display());
+    println!();
+    zero_bubble_with(costs);
+}
+
+/// What one pass of one micro-batch costs, in CPU milliseconds of the thread that runs it
+/// (one LibTorch thread; CPU time, so that other processes on the machine do not count).
+#[derive(Clone, Copy)]
+struct Passes {
+    forward: f64,
+    whole: f64,
+    input: f64,
+    weight: f64,
+}
+
+/// The machine's 1-minute load average (`/proc/loadavg`), or `?`.
+fn load() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().map(str::to_string))
+        .unwrap_or_else(|| "?".into())
+}
+
+/// This thread's CPU time, in seconds.
+fn cpu_now() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes the timespec it is given, nothing else.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+}
+
+/// The median cost of each pass through a middle stage (half the blocks) on a micro-batch
+/// of `BATCH / 8` rows, over 50 repetitions.
+fn pass_costs() -> Passes {
+    tch::set_num_threads(1);
+    let shape = Shape {
+        width: WIDTH,
+        depth: DEPTH,
+        ..ch07::pipe_config::PipeConfig::default().shape
+    };
+    let stage = StageModel::new(shape, 0..DEPTH / 2, false, false, SEED, Device::Cpu);
+    let rows = (BATCH / 8) as i64;
+    let opts = (tch::Kind::Double, Device::Cpu);
+    let (x, dy) = (
+        tch::Tensor::randn([rows, WIDTH], opts),
+        tch::Tensor::randn([rows, WIDTH], opts),
+    );
+    let x = x.set_requires_grad(true);
+    let timed = |f: &mut dyn FnMut()| {
+        let t0 = cpu_now();
+        f();
+        1e3 * (cpu_now() - t0)
+    };
+    let mut samples: [Vec<f64>; 4] = Default::default();
+    for _ in 0..50 {
+        let mut y = None;
+        samples[0].push(timed(&mut || y = Some(stage.forward(&x))));
+        let z = (y.unwrap() * &dy).sum(tch::Kind::Double);
+        samples[1].push(timed(&mut || z.backward()));
+        let z = (stage.forward(&x) * &dy).sum(tch::Kind::Double);
+        samples[2].push(timed(&mut || {
+            tch::Tensor::run_backward(&[&z], &[&x], true, false);
+        }));
+        samples[3].push(timed(&mut || z.backward()));
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let [f, whole, input, weight] = &mut samples;
+    Passes {
+        forward: median(f),
+        whole: median(whole),
+        input: median(input),
+        weight: median(weight),
+    }
+}
+
+/// 1F1B and ZB-H1 on paper with the measured pass costs (in units of 10 us).
+fn zero_bubble_with(c: Passes) {
+    let unit = |ms: f64| ((ms * 100.0).round() as u64).max(1);
+    let costs = PassCosts {
+        forward: unit(c.forward),
+        backward: unit(c.whole),
+        input_grad: unit(c.input),
+        weight_grad: unit(c.weight),
+    };
+    #[derive(Tabled)]
+    struct PassRow {
+        #[tabled(rename = "F")]
+        forward: String,
+        #[tabled(rename = "whole backward")]
+        whole: String,
+        #[tabled(rename = "B (input only, graph kept)")]
+        input: String,
+        #[tabled(rename = "W (after B)")]
+        weight: String,
+        #[tabled(rename = "B + W / whole")]
+        ratio: String,
+    }
+    let ms = |v: f64| format!("{v:.3}");
+    let row = PassRow {
+        forward: ms(c.forward),
+        whole: ms(c.whole),
+        input: ms(c.input),
+        weight: ms(c.weight),
+        ratio: format!("{:.2}", (c.input + c.weight) / c.whole),
+    };
+    println!(
+        "pass costs, CPU ms per micro-batch of {} rows through {} blocks (one thread, median of 50):",
+        BATCH / 8,
+        DEPTH / 2
+    );
+    println!("{}", toolkit::report::table([row]));
+    #[derive(Tabled)]
+    struct OnPaper {
+        p: usize,
+        m: usize,
+        #[tabled(rename = "1F1B step (ms)")]
+        base: String,
+        #[tabled(rename = "ZB-H1 step (ms)")]
+        zb: String,
+        #[tabled(rename = "ZB-H1 / 1F1B")]
+        ratio: String,
+        #[tabled(rename = "the same if W cost whole - B")]
+        ideal: String,
+    }
+    let ideal_costs = PassCosts {
+        weight_grad: unit((c.whole - c.input).max(0.0)),
+        ..costs
+    };
+    let mut rows = vec![];
+    for (p, m) in [(2, 8), (4, 8), (4, 16)] {
+        let base = by_rank(&greedy::schedule(ScheduleKind::OneFOneB, p, m));
+        let base = check_ranks(&base, 1, m, costs).expect("1F1B").makespan;
+        let zb = check_ranks(&zero_bubble_h1(p, m), 1, m, costs)
+            .expect("ZB-H1")
+            .makespan;
+        let ideal = check_ranks(&zero_bubble_h1(p, m), 1, m, ideal_costs).expect("ZB-H1");
+        rows.push(OnPaper {
+            p,
+            m,
+            base: format!("{:.2}", base as f64 / 100.0),
+            zb: format!("{:.2}", zb as f64 / 100.0),
+            ratio: format!("{:.2}", zb as f64 / base as f64),
+            ideal: format!("{:.2}", ideal.makespan as f64 / base as f64),
+        });
+    }
+    println!(
+        "the step on paper with these costs (messages free):\n{}",
+        toolkit::report::table(rows)
+    );
 }
 
 fn inner(world: &SimpleCommunicator) {
