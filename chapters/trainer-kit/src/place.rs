@@ -10,6 +10,7 @@ use crate::cli::DeviceChoice;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use tch::Device;
+use toolkit::report::host_cores;
 
 /// The CPUs this process may run on (its affinity mask), in increasing order.
 pub fn allowed_cpus() -> Vec<usize> {
@@ -27,13 +28,6 @@ pub fn allowed_cpus() -> Vec<usize> {
     }
 }
 
-/// The cores of this machine that are online (all of them, whatever the binding).
-pub fn online_cores() -> usize {
-    // SAFETY: sysconf reads a system constant.
-    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
-    n.max(1) as usize
-}
-
 /// This rank's place on its node: `(local rank, ranks on this node)`, from the
 /// communicator of the ranks that share memory with it (`MPI_Comm_split_type`).
 pub fn node_local(world: &SimpleCommunicator) -> (usize, usize) {
@@ -46,7 +40,7 @@ pub fn node_local(world: &SimpleCommunicator) -> (usize, usize) {
 /// some cores (an affinity mask narrower than the node) has those; an unbound rank shares
 /// the node's cores with the other ranks on it. At least 1.
 pub fn rank_cores(local_ranks: usize) -> usize {
-    cores_for(allowed_cpus().len(), online_cores(), local_ranks)
+    cores_for(allowed_cpus().len(), host_cores(), local_ranks)
 }
 // ANCHOR_END: rank_cores
 
@@ -118,8 +112,8 @@ mod tests {
     #[test]
     fn this_process_may_use_some_cores() {
         let cpus = allowed_cpus();
-        assert!(!cpus.is_empty() && cpus.len() <= online_cores(), "{cpus:?}");
+        assert!(!cpus.is_empty() && cpus.len() <= host_cores(), "{cpus:?}");
         assert!(cpus.windows(2).all(|w| w[0] < w[1]), "{cpus:?}");
-        assert!((1..=online_cores()).contains(&rank_cores(1)));
+        assert!((1..=host_cores()).contains(&rank_cores(1)));
     }
 }
