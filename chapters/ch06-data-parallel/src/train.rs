@@ -3,7 +3,7 @@
 //! Start: each rank builds the model with its own seed, then rank 0's parameters are
 //! broadcast (ex 6.2) and checked identical (`flat::check_identical`), or restored from a
 //! checkpoint (ex 6.7) and checked again. Each step: this rank's batch (ex 6.3) ->
-//! forward -> backward -> gradient sync (ex 6.4, 6.5, or overlapped) -> SGD step; rank 0
+//! forward -> backward -> gradient sync (ex 6.4, 6.5, or overlapped; none at one rank) -> SGD step; rank 0
 //! saves a checkpoint every K steps (ex 6.6). Used by `src/bin/train.rs` and the tests.
 
 use crate::batches::Sampler;
@@ -148,10 +148,13 @@ impl<'c> Trainer<'c> {
         loss.backward();
         let start = Instant::now();
         let mut grads: Vec<Tensor> = self.params.iter().map(Tensor::grad).collect();
+        // One rank has nobody to agree with: no copies, no allreduce (the sum of one is itself).
+        let alone = self.comm.size() == 1;
         match (
             self.cfg.sync,
             self.cfg.cuda_aware && self.device != Device::Cpu,
         ) {
+            _ if alone => {}
             (_, true) => grads
                 .iter_mut()
                 .for_each(|g| allreduce_device_tensor(self.comm, g)),
@@ -166,7 +169,7 @@ impl<'c> Trainer<'c> {
                 allreduce_overlapped(self.comm, &mut grads, &self.buckets, &mut self.overlap)
             }
         }
-        if self.cfg.cuda_aware && self.device != Device::Cpu {
+        if self.cfg.cuda_aware && self.device != Device::Cpu && !alone {
             let ranks = self.comm.size() as f64;
             tch::no_grad(|| {
                 grads.iter_mut().for_each(|g| {
