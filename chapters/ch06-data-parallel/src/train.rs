@@ -64,9 +64,11 @@ impl<'c> Trainer<'c> {
         place: Placement,
     ) -> Result<Self, String> {
         let (rank, ranks) = (comm.rank() as usize, comm.size() as usize);
+        // The model is built on the CPU, then moved: a GPU's generator draws other numbers.
         tch::manual_seed(cfg.common.seed as i64 + rank as i64); // different on purpose: rank 0 wins
-        let vs = nn::VarStore::new(place.device);
+        let mut vs = nn::VarStore::new(Device::Cpu);
         let model = model::build(&vs.root(), cfg.model, data.train.image_size());
+        vs.set_device(place.device);
         let mut named: Vec<(String, Tensor)> = vs.variables().into_iter().collect();
         named.sort_by(|a, b| a.0.cmp(&b.0));
         let (names, mut params): (Vec<String>, Vec<Tensor>) = named.into_iter().unzip();
