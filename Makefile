@@ -155,7 +155,8 @@ gpu-kit:
 gpu-kit-dry: gpu-kit
 	@bash target/gpu-kit/kit/run.sh --dry --results target/gpu-kit/dry-results
 
-# Program output shown in the book, captured from real runs (first line: the command).
+# Program output shown in the book, captured from real runs (first line: the command):
+# the chapter's labs at NP ranks, then its crate's outputs.sh (what else its pages show).
 .PHONY: outputs
 outputs:
 	@test -n "$(CH)" || { echo "make outputs: which chapter? e.g. make outputs CH=01"; exit 2; }
@@ -167,123 +168,9 @@ outputs:
 	    $(MAKE) -s --no-print-directory run CH=$(CH) BIN=$$lab SOLUTION=1 2>&1; } > $$out.tmp \
 	    && mv $$out.tmp $$out && echo "outputs: wrote $$out" || { cat $$out.tmp; rm -f $$out.tmp; exit 1; }; \
 	done
-ifeq ($(CH),00)
-	rm -rf $(TARGET_DIR)/workbook/planted
-	cargo test -q -p toolkit --test planted_faults --test failure_reports >/dev/null
-	cargo test -q -p ch06-data-parallel --features solution --test broadcast planted_ >/dev/null
-	cp $(TARGET_DIR)/workbook/planted/*.txt book/src/ch00-toolkit/output/
-	{ echo '$$ make check CH=00'; $(MAKE) -s --no-print-directory check CH=00 2>&1 || true; } > book/src/ch00-toolkit/output/check.txt
-	@echo "outputs: wrote the planted-fault reports and check.txt"
-endif
-ifeq ($(CH),01)
-	{ echo '$$ BROKEN=1 make run CH=01 BIN=deadlock NP=$(NP) SOLUTION=1'; \
-	  BROKEN=1 $(MAKE) -s --no-print-directory run CH=01 BIN=deadlock SOLUTION=1 2>&1 || true; } \
-	  > book/src/ch01-send-recv/output/deadlock-broken.txt
-	@echo "outputs: wrote book/src/ch01-send-recv/output/deadlock-broken.txt (the deadlock, on purpose)"
-	@# What the checks say about a learner's first wrong attempts (the planted mistakes run
-	@# with WORKBOOK_CASE_TIMEOUT=3; a learner's check waits the default, 20 s).
-	set -o pipefail; for t in a_receive_without_a_send_is_named:open-ring \
-	  sending_first_to_yourself_deadlocks_at_one_rank:shift-1-rank \
-	  everyone_sending_first_deadlocks_and_is_named:shift-3-ranks a_wrong_neighbour_is_named:wrong-neighbour; do \
-	  { echo "\$$ cargo test -p ch01-send-recv --features solution --test planted_mistakes $${t%%:*} -- --nocapture"; \
-	    cargo test -q -p ch01-send-recv --features solution --test planted_mistakes $${t%%:*} -- --nocapture 2>&1 \
-	    | grep -E 'DEADLOCK|minimal failing|says:' | sed 's/^rank [0-9]* | //'; } \
-	    > book/src/ch01-send-recv/output/planted-$${t##*:}.txt || exit 1; \
-	done
-	@echo "outputs: wrote the planted mistakes' reports, book/src/ch01-send-recv/output/planted-*.txt"
-endif
-ifeq ($(CH),02)
-	@# The message patterns at 8 ranks (the loop above ran them at NP=$(NP)), and their figures.
-	{ echo '$$ make run CH=02 BIN=patterns NP=8 SOLUTION=1'; \
-	  NP=8 $(MAKE) -s --no-print-directory run CH=02 BIN=patterns SOLUTION=1 2>&1; } > book/src/ch02-collectives/output/patterns.txt
-	mkdir -p book/src/ch02-collectives/img
-	cp $(addprefix $(TARGET_DIR)/workbook/ch02-,broadcast.svg reduce.svg allgather.svg alltoall.svg) book/src/ch02-collectives/img/
-	@echo "outputs: wrote book/src/ch02-collectives/output/patterns.txt and its figures in img/"
-endif
-ifeq ($(CH),03)
-	@# The sweep three times (--runs 3: the table once, then min/median/max of the targets),
-	@# at NP=2 (one rank per core) and at NP=4 (oversubscribed); NP=4 last: its busbw plot is the book's.
-	set -o pipefail; { echo '$$ NP=2 cargo run --release -p ch03-ring-allreduce --features solution --bin sweep -- --runs 3'; \
-	  NP=2 cargo run -q --release -p ch03-ring-allreduce --features solution --bin sweep -- --runs 3 2>&1; } \
-	  > book/src/ch03-ring-allreduce/output/sweep-np2.txt
-	set -o pipefail; { echo '$$ NP=4 cargo run --release -p ch03-ring-allreduce --features solution --bin sweep -- --runs 3'; \
-	  NP=4 cargo run -q --release -p ch03-ring-allreduce --features solution --bin sweep -- --runs 3 2>&1; } \
-	  > book/src/ch03-ring-allreduce/output/sweep.txt
-	mkdir -p book/src/ch03-ring-allreduce/img
-	cp $(TARGET_DIR)/workbook/ch03-busbw.svg $(TARGET_DIR)/workbook/ch03-model-np2.svg \
-	  $(TARGET_DIR)/workbook/ch03-model-np4.svg book/src/ch03-ring-allreduce/img/
-	@# The ring's messages, traced by the ring_steps lab above (the figures of index.md).
-	cp $(TARGET_DIR)/workbook/ch03-reduce-scatter.svg $(TARGET_DIR)/workbook/ch03-allgather.svg \
-	  book/src/ch03-ring-allreduce/img/
-	@echo "outputs: wrote book/src/ch03-ring-allreduce/output/sweep{,-np2}.txt, the model and busbw plots, ch03-reduce-scatter.svg, ch03-allgather.svg"
-endif
-ifeq ($(CH),04)
-	mkdir -p book/src/ch04-halo-exchange/img
-	cp $(TARGET_DIR)/workbook/ch04-heat.svg book/src/ch04-halo-exchange/img/
-	set -o pipefail; { echo '$$ cargo run --release -p ch04-halo-exchange --features solution --bin halo_bench -- --runs 3'; \
-	  cargo run -q --release -p ch04-halo-exchange --features solution --bin halo_bench -- --runs 3 2>&1 | grep -v '^halo_bench: running'; } \
-	  > book/src/ch04-halo-exchange/output/halo_bench.txt
-	cp $(TARGET_DIR)/workbook/ch04-strong.svg $(TARGET_DIR)/workbook/ch04-weak.svg book/src/ch04-halo-exchange/img/
-	set -o pipefail; { echo '$$ cargo test -p ch04-halo-exchange --features solution --test planted_mistakes -- --nocapture'; \
-	  cargo test -q -p ch04-halo-exchange --features solution --test planted_mistakes -- --nocapture --test-threads=1 2>&1 \
-	  | grep -E 'says|minimal failing|DEADLOCK|^test result' | sed 's/^.*rank [0-9] | //'; } > book/src/ch04-halo-exchange/output/planted.txt
-	@echo "outputs: wrote the heat map, the benchmark output and its plots for chapter 4"
-endif
-ifeq ($(CH),05)
-	@# The labs at the rank counts the pages discuss (the loop above ran them at NP=$(NP)).
-	{ echo '$$ make run CH=05 BIN=threads NP=1 SOLUTION=1'; \
-	  NP=1 $(MAKE) -s --no-print-directory run CH=05 BIN=threads SOLUTION=1 2>&1; } > book/src/ch05-hybrid/output/threads-np1.txt
-	{ echo '$$ make run CH=05 BIN=hybrid NP=1 SOLUTION=1'; \
-	  NP=1 $(MAKE) -s --no-print-directory run CH=05 BIN=hybrid SOLUTION=1 2>&1; } > book/src/ch05-hybrid/output/hybrid.txt
-	{ echo '$$ OMPI_MCA_hwloc_base_binding_policy=none make run CH=05 BIN=hybrid NP=1 SOLUTION=1'; \
-	  OMPI_MCA_hwloc_base_binding_policy=none NP=1 $(MAKE) -s --no-print-directory run CH=05 BIN=hybrid SOLUTION=1 2>&1; } \
-	  > book/src/ch05-hybrid/output/hybrid-unbound.txt
-	{ echo '$$ make run CH=05 BIN=hybrid NP=2 SOLUTION=1'; \
-	  NP=2 $(MAKE) -s --no-print-directory run CH=05 BIN=hybrid SOLUTION=1 2>&1; } > book/src/ch05-hybrid/output/hybrid-np2.txt
-	{ echo '$$ make run CH=05 BIN=gpu NP=2 SOLUTION=1'; \
-	  NP=2 $(MAKE) -s --no-print-directory run CH=05 BIN=gpu SOLUTION=1 2>&1; } > book/src/ch05-hybrid/output/gpu.txt
-	{ echo '$$ cargo run -q --release -p ch05-hybrid --features solution --bin hybrid_bench'; \
-	  cargo run -q --release -p ch05-hybrid --features solution --bin hybrid_bench 2>&1; } > book/src/ch05-hybrid/output/hybrid_bench.txt
-	mkdir -p book/src/ch05-hybrid/img
-	cp $(TARGET_DIR)/workbook/ch05-hybrid-bench.svg book/src/ch05-hybrid/img/
-	{ echo '$$ make bench CH=05   # staging_bench'; \
-	  cargo run -q --release -p ch05-hybrid --features solution --bin staging_bench 2>&1; } > book/src/ch05-hybrid/output/staging_bench.txt
-	for t in threads_sharing_a_communicator_get_each_others_messages the_boundary_before_the_unpack_is_caught \
-	  mpi_from_a_worker_under_funneled_is_named; do \
-	  echo "\$$ cargo test -p ch05-hybrid --features solution --test planted_mistakes $$t -- --nocapture"; \
-	  cargo test -q -p ch05-hybrid --features solution --test planted_mistakes $$t -- --nocapture 2>&1 | grep '^  rank'; \
-	  echo; \
-	done > book/src/ch05-hybrid/output/planted-threads.txt
-	@echo "outputs: wrote chapter 5's labs at NP=1 and 2, its benchmarks, plot and planted mistakes"
-endif
-ifeq ($(CH),06)
-	{ echo '$$ cargo run --release -p ch06-data-parallel --features solution --bin train -- --help'; \
-	  cargo run -q --release -p ch06-data-parallel --features solution --bin train -- --help; } \
-	  > book/src/ch06-data-parallel/output/train-help.txt
-	mkdir -p book/src/ch06-data-parallel/img
-	cp $(TARGET_DIR)/workbook/ch06/train-loss.svg $(TARGET_DIR)/workbook/ch06/train-accuracy.svg book/src/ch06-data-parallel/img/
-	{ echo '$$ make bench CH=06'; \
-	  cargo run -q --release -p ch06-data-parallel --features solution --bin dp_bench 2>&1; } \
-	  > book/src/ch06-data-parallel/output/dp_bench.txt
-	{ echo '$$ cargo test -p ch06-data-parallel --features solution --test planted_mistakes -- --nocapture'; \
-	  cargo test -q -p ch06-data-parallel --features solution --test planted_mistakes -- --nocapture 2>&1 \
-	  | grep -E 'says:|expected order'; } > book/src/ch06-data-parallel/output/planted.txt
-	{ echo '$$ cargo run --release -p ch06-data-parallel --features solution --bin bridge_bench'; \
-	  cargo run -q --release -p ch06-data-parallel --features solution --bin bridge_bench 2>&1; } \
-	  > book/src/ch06-data-parallel/output/bridge_bench.txt
-	@echo "outputs: wrote the plots, dp_bench.txt, bridge_bench.txt and planted.txt in book/src/ch06-data-parallel/"
-endif
-ifeq ($(CH),07)
-	set -o pipefail; { echo '$$ cargo test -p ch07-pipeline --features solution --test planted_schedule_mistakes -- --nocapture'; \
-	  cargo test -q -p ch07-pipeline --features solution --test planted_schedule_mistakes -- --nocapture --test-threads=1 2>&1 \
-	  | sed 's/^\.*//' | grep -v -e '^running ' -e '^test result' \
-	  | awk 'NF { for (; n > 0; n--) print ""; print; next } { n++ }'; } > book/src/ch07-pipeline/output/planted-schedules.txt
-	{ echo '$$ make bench CH=07'; \
-	  cargo run -q --release -p ch07-pipeline --features solution --bin pipe_bench 2>&1; } > book/src/ch07-pipeline/output/pipe_bench.txt
-	{ echo '$$ cargo run --release -p ch07-pipeline --features solution --bin plan_bench'; \
-	  cargo run -q --release -p ch07-pipeline --features solution --bin plan_bench 2>&1; } > book/src/ch07-pipeline/output/plan_bench.txt
-	@echo "outputs: wrote chapter 7's planted schedule mistakes and the benchmarks"
-endif
+	@# Then the chapter's own captures (special runs, figures, planted mistakes), if it has any.
+	@script=$(call chapter_dir,$(CH))/outputs.sh; if [ -f "$$script" ]; then \
+	  NP=$(NP) TARGET_DIR=$(TARGET_DIR) MAKE="$(MAKE)" bash "$$script"; fi
 
 # Beyond one machine (root): a two-node cluster in network namespaces, and a one-node Slurm.
 # Each sets up and tears down everything it starts, within its deadline.

@@ -74,15 +74,17 @@ echo "cluster-test: 2. chapter 3 ex 3.3 property (1..8 ranks) passed, ranks ran 
 # 3. chapter 6's trainer across the nodes.
 t=$(date +%s)
 start_watch node-b "$OUT/node-b-train.txt"
-NP=4 timeout --foreground 180 "$TARGET/release/train" --model mlp --epochs 2 > "$OUT/train.txt" 2>&1 \
+WORKBOOK_OUT="$OUT/train-out" NP=4 timeout --foreground 180 "$TARGET/release/train" --model mlp --epochs 2 \
+  > "$OUT/train.txt" 2>&1 \
   || { stop_watch; cat "$OUT/train.txt"; fail "the trainer"; }
 stop_watch
 grep -q "2 ranks on this node" "$OUT/train.txt" || fail "trainer: threads not planned per node (no '2 ranks on this node')"
-# The accuracy is read from the trainer's prose epoch line: chapter 6's trainer prints no
-# structured `ROW {json}` line (its refactor is separate work); read one here once it does.
-# A changed line fails loudly below (an empty $acc), never passes by accident.
-acc=$(sed -n 's/^epoch *2 .*test acc *\([0-9.]*\)%.*/\1/p' "$OUT/train.txt")
-[ -n "$acc" ] && awk "BEGIN { exit !($acc > 80) }" || fail "trainer: epoch 2 test accuracy '$acc' (expected > 80%)"
+# The accuracy is read from the trainer's table, train.csv (column "test acc %", the row of
+# epoch 2), which rank 0 writes under WORKBOOK_OUT. A missing file or column fails loudly.
+csv="$OUT/train-out/ch06/train.csv"
+acc=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "test acc %") col = i; next }
+  $1 == 2 && col { print $col }' "$csv" 2>/dev/null || true)
+[ -n "$acc" ] && awk "BEGIN { exit !($acc > 80) }" || fail "trainer: epoch 2 test accuracy '$acc' in $csv (expected > 80%)"
 grep -q "^train" "$OUT/node-b-train.txt" || fail "trainer: no rank ran on node-b"
 echo "cluster-test: 3. trainer across node-a and node-b: test accuracy $acc% after 2 epochs ($(elapsed "$t") s)"
 

@@ -8,7 +8,7 @@
 
 use mpi::topology::SimpleCommunicator;
 
-pub use trainer_kit::place::{allowed_cpus, online_cores};
+pub use trainer_kit::place::allowed_cpus;
 
 /// CPUs as Linux lists them: `0-3,6`.
 pub fn cpu_list(cpus: &[usize]) -> String {

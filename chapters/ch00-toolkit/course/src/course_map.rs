@@ -49,7 +49,7 @@ pub fn map_page(course: &Course) -> String {
         let here = course.chapters.iter().filter(|c| level(course, c) == l);
         let boxes: Vec<String> = here
             .map(|c| {
-                let from: Vec<String> = c.depends.iter().map(|d| format!("{}", d)).collect();
+                let from: Vec<String> = c.depends.iter().map(|d| d.to_string()).collect();
                 let arrow = if from.is_empty() {
                     String::new()
                 } else {

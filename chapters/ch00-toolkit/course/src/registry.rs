@@ -1,10 +1,11 @@
 //! The registry of chapters: `course.toml` is the one list. Each `[[chapter]]` has a
 //! `[chapter.crate]` table: the crate's folder, its labs (in the order `make tour` runs
 //! them; `make run CH=NN` runs the first), its MPI benchmark drivers (`make bench`), and a
-//! lab's own rank count (`make run` uses it when NP is not set).
+//! lab's own rank count (`make run` uses it when NP is not set), and what the GPU kit
+//! builds (`gpu_bins`, `gpu_tests`).
 //!
 //! The Makefile and the scripts ask `workbook chapters | dir NN | package NN | labs NN |
-//! benches NN | ranks NN LAB` ([`answer`]); [`problems`] names every place a chapter was
+//! benches NN | ranks NN LAB | gpu-kit bins|tests | slurm NN` ([`answer`]); [`problems`] names every place a chapter was
 //! not registered (`cargo test -p course --test registry`).
 //!
 //! Run its tests: `cargo test -q -p course`.
@@ -29,6 +30,26 @@ pub struct Crate {
     /// A lab's own rank count, for `make run` when NP is not set: `{ gpu = 2 }`.
     #[serde(default)]
     pub ranks: BTreeMap<String, u32>,
+    /// The most ranks one of the chapter's checks starts (a Slurm job's `--ntasks`).
+    #[serde(default = "default_check_ranks")]
+    pub check_ranks: u32,
+    /// The cores each rank uses (its threads; a Slurm job's `--cpus-per-task`).
+    #[serde(default = "one")]
+    pub cores_per_rank: u32,
+    /// The binaries the GPU kit builds against CUDA LibTorch and runs on a GPU machine.
+    #[serde(default)]
+    pub gpu_bins: Vec<String>,
+    /// The test targets (`tests/NAME.rs`) the GPU kit builds and runs on a GPU machine.
+    #[serde(default)]
+    pub gpu_tests: Vec<String>,
+}
+
+fn default_check_ranks() -> u32 {
+    8
+}
+
+fn one() -> u32 {
+    1
 }
 
 impl Crate {
@@ -77,6 +98,23 @@ pub fn answer(root: &Path, args: &[&str]) -> Option<Result<String, String>> {
         ["package", nn] => crate_of(root, nn).map(|c| c.package().to_string()),
         ["labs", nn] => crate_of(root, nn).map(|c| lines(c.labs)),
         ["benches", nn] => crate_of(root, nn).map(|c| lines(c.benches)),
+        ["gpu-kit", what @ ("bins" | "tests")] => crates(root).map(|all| {
+            let of = |c: &Crate| {
+                if *what == "bins" {
+                    c.gpu_bins.clone()
+                } else {
+                    c.gpu_tests.clone()
+                }
+            };
+            let each = all
+                .iter()
+                .flat_map(|(_, c)| of(c).into_iter().map(|n| format!("{}:{n}", c.package())));
+            lines(each.collect())
+        }),
+        ["slurm", nn] => crate_of(root, nn).map(|c| {
+            let gpu = if c.gpu_bins.is_empty() { "no" } else { "gpu" };
+            format!("{} {} {gpu}", c.check_ranks, c.cores_per_rank)
+        }),
         ["ranks", nn, lab] => crate_of(root, nn).map(|c| {
             let n = c.ranks.get(*lab);
             n.map(u32::to_string).unwrap_or_default()

@@ -54,7 +54,20 @@ pub fn problems(root: &Path) -> Vec<String> {
             found.push(format!("{at}: dir = {:?} holds no Cargo.toml", c.dir));
             continue;
         }
-        for (kind, names) in [("lab", &c.labs), ("bench", &c.benches)] {
+        for name in c
+            .gpu_tests
+            .iter()
+            .filter(|n| !dir.join(format!("tests/{n}.rs")).is_file())
+        {
+            found.push(format!(
+                "{at}: gpu_tests names {name:?}, but {package} has no tests/{name}.rs"
+            ));
+        }
+        for (kind, names) in [
+            ("lab", &c.labs),
+            ("bench", &c.benches),
+            ("gpu_bins entry", &c.gpu_bins),
+        ] {
             for name in names.iter().filter(|n| !is_binary(&dir, n)) {
                 found.push(format!(
                     "{at}: {kind} {name:?} is no binary of {package} (no src/bin/{name}.rs)"

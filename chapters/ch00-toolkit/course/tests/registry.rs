@@ -39,6 +39,8 @@ exercises = []
 dir = "chapters/ch01-one"
 labs = ["ring"]
 benches = ["sweep"]
+gpu_bins = ["ring"]
+gpu_tests = ["ring_props"]
 "#;
 
 /// A made-up repository with one chapter registered everywhere; `break_it` then undoes one
@@ -59,6 +61,7 @@ fn repo(name: &str, break_it: &dyn Fn(&Path)) -> PathBuf {
     );
     write("chapters/ch01-one/src/bin/ring.rs", "fn main() {}\n");
     write("chapters/ch01-one/src/bin/sweep/main.rs", "fn main() {}\n");
+    write("chapters/ch01-one/tests/ring_props.rs", "\n");
     write("solutions/ch01-one/lib.rs", "\n");
     write("book/src/SUMMARY.md", "- [One](ch01-one/index.md)\n");
     break_it(&root);
@@ -114,5 +117,13 @@ fn each_place_a_chapter_is_missing_from_is_named() {
     assert!(
         no_solutions.contains("solutions/ch01-one: missing"),
         "{no_solutions}"
+    );
+    let no_gpu_test = problems_when("no-gpu-test", &|r| {
+        std::fs::remove_file(r.join("chapters/ch01-one/tests/ring_props.rs")).unwrap();
+    });
+    assert!(
+        no_gpu_test
+            .contains("gpu_tests names \"ring_props\", but ch01-one has no tests/ring_props.rs"),
+        "{no_gpu_test}"
     );
 }

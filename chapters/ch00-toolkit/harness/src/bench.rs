@@ -54,7 +54,7 @@ pub fn unbind_ranks() -> String {
 
 /// The machine's load average over the last minute (`/proc/loadavg`), for a benchmark's
 /// header: how many processes wanted a core while it ran (this machine has
-/// `std::thread::available_parallelism()` of them). `NaN` where it cannot be read.
+/// [`crate::report::host_cores`] of them). `NaN` where it cannot be read.
 pub fn load_average() -> f64 {
     let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     let first = text.split_whitespace().next().unwrap_or("");

@@ -69,13 +69,9 @@ pub fn print_and_save<T: Tabled>(rows: &[T], csv_name: &str) -> std::io::Result<
     write_file(csv_name, &csv(rows))
 }
 
-/// `target/workbook/` of this workspace (or `WORKBOOK_OUT`), created if missing: the
-/// folder [`workbook_settings::out::out_dir`] names, which the course tooling writes to too.
-pub fn out_dir() -> PathBuf {
-    workbook_settings::out::out_dir()
-}
-
-/// Writes `contents` to `out_dir()/name` atomically: [`workbook_settings::out::write_file`].
+/// Writes `contents` to `name` under the course's output folder (`target/workbook/`, or
+/// `WORKBOOK_OUT`: [`workbook_settings::out::out_dir`], which the course tooling writes to
+/// too), atomically, and returns its path: the one way a lab saves a file.
 pub fn write_file(name: &str, contents: &str) -> std::io::Result<PathBuf> {
     workbook_settings::out::write_file(name, contents)
 }

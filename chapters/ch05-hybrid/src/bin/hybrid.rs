@@ -14,11 +14,12 @@
 use ch04::problem::{solve_serial, Boundary, Problem};
 use ch05::hybrid_solver::{solve_hybrid, Parts, Variant};
 use ch05::levels::require;
-use ch05::machine::{allowed_cpus, node_local, online_cores, parse_thread_args, plan_threads};
+use ch05::machine::{allowed_cpus, node_local, parse_thread_args, plan_threads};
 use mpi::environment::Threading;
 use mpi::traits::*;
 use tabled::Tabled;
 use toolkit::plot::{linear_svg, Series};
+use toolkit::report::host_cores;
 use toolkit::report::{print_and_save, write_file, Timing};
 
 /// The plate: rows x columns of cells, and the steps of each run.
@@ -56,7 +57,7 @@ fn main() {
     let granted = mpi::environment::threading_support();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (_, local_size) = node_local(&world);
-    let cores = online_cores();
+    let cores = host_cores();
     let env = std::env::var("THREADS").ok();
     // The same inputs on every rank of a node: every rank decides the same, refuses together.
     let threads = require(Threading::Funneled, granted)

@@ -10,7 +10,7 @@
 
 use ch04::problem::{initial_block, Boundary, Problem};
 use ch05::hybrid_solver::{pool, solve_hybrid, Parts, Variant};
-use ch05::machine::{allowed_cpus, cpu_list, online_cores};
+use ch05::machine::{allowed_cpus, cpu_list};
 use mpi::traits::*;
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
@@ -18,6 +18,7 @@ use tabled::Tabled;
 use toolkit::bench::{self, print_row};
 use toolkit::launch::{under_mpirun, Job};
 use toolkit::plot::{linear_svg, Series};
+use toolkit::report::host_cores;
 use toolkit::report::{print_and_save, write_file, Timing};
 
 const N: usize = 2048;
@@ -60,7 +61,7 @@ fn rank_side() {
         cols: N,
         boundary: Boundary::Fixed,
     };
-    for t in 1..=(online_cores() / size).max(1) {
+    for t in 1..=(host_cores() / size).max(1) {
         let (mut best, mut exch) = (f64::MAX, 0.0);
         for _ in 0..REPEATS {
             let run = solve_hybrid(&world, &p, t, Variant::Threaded, STEPS, &Parts::yours())

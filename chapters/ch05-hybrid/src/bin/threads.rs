@@ -10,11 +10,12 @@
 //! unbound (oversubscribed): a lone rank is allowed only CPU 0.
 
 use ch05::levels::require;
-use ch05::machine::{allowed_cpus, cpu_list, node_local, online_cores};
+use ch05::machine::{allowed_cpus, cpu_list, node_local};
 use ch05::threading::{level_name, what_it_allows};
 use mpi::environment::Threading;
 use mpi::traits::*;
 use tabled::Tabled;
+use toolkit::report::host_cores;
 use toolkit::report::table;
 
 #[derive(Tabled)]
@@ -44,7 +45,7 @@ fn main() {
     let granted = mpi::environment::threading_support(); // MPI_Query_thread
                                                          // ANCHOR_END: granted
     let (local, local_size) = node_local(&world);
-    let cores = online_cores();
+    let cores = host_cores();
     let cpus = allowed_cpus();
     let threads = (cores / local_size as usize).max(1);
     let host = mpi::environment::processor_name().unwrap_or_else(|_| "?".into());

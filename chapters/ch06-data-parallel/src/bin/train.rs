@@ -61,7 +61,7 @@ fn run(world: &mpi::topology::SimpleCommunicator, cfg: Config) -> Result<(), Str
             "device {:?}, {} threads per rank ({} cores / {} ranks on this node)",
             place.device,
             place.threads,
-            trainer_kit::place::online_cores(),
+            toolkit::report::host_cores(),
             place.local_ranks
         );
         let before = if trainer.differed_before_broadcast {

@@ -117,7 +117,7 @@ fn main() {
         }
     }
     let path = print_and_save(&rows, "ch07/pipe_bench.csv").expect("write csv");
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = toolkit::report::host_cores();
     println!(
         "model: {DEPTH} residual blocks of width {WIDTH} (f64), 3-digit addition, batch {BATCH}, Adam; \
          {WARMUP} warm-up + {STEPS} timed steps per row; this machine: {cores} core(s)"
@@ -281,7 +281,7 @@ fn counting_transfer() -> Transfer {
 /// The same model and optimizer in one process, on the whole batch at once (LibTorch on
 /// every core): samples/s.
 fn one_process() -> f64 {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = toolkit::report::host_cores();
     tch::set_num_threads(cores as i32);
     let mut cfg = PipeConfig::default();
     cfg.shape.width = WIDTH;

@@ -170,7 +170,7 @@ fn sweep<T: Elem>(w: &SimpleCommunicator, op: Op, table: bool) -> summary::Outco
         .collect();
     if rank == 0 {
         let binding = std::env::var("OMPI_MCA_hwloc_base_binding_policy").unwrap_or_default();
-        let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+        let cores = toolkit::report::host_cores();
         println!(
             "# {p} ranks, {} {op:?}, binding policy: {binding}; load average {:.1} on {cores} cores",
             T::NAME,

@@ -184,7 +184,7 @@ fn main() {
         .map_or(1, |n| n.parse().expect("--runs N: a number of runs"));
     let mut figures = vec![];
     for run in 0..runs.max(1) {
-        let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+        let cores = toolkit::report::host_cores();
         let load = toolkit::bench::load_average();
         println!(
             "run {} of {runs}: load average {load:.1} on {cores} cores",

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Chapter 03's captures for the book beyond its labs' output:
+#   the sweep at NP=2 and NP=4, the model and busbw plots, the ring's traced messages.
+# `make outputs CH=03` runs the labs, then this script from the repository root
+# (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.
+set -euo pipefail
+TARGET_DIR=${TARGET_DIR:-target}
+MAKE=${MAKE:-make}
+book=book/src/ch03-ring-allreduce
+# The sweep three times (--runs 3: the table once, then min/median/max of the targets), at
+# NP=2 (one rank per core) and at NP=4 (oversubscribed); NP=4 last: its busbw plot is the book's.
+for np in 2 4; do
+  file=$book/output/sweep$([ $np = 2 ] && echo -np2 || true).txt
+  { echo "\$ NP=$np cargo run --release -p ch03-ring-allreduce --features solution --bin sweep -- --runs 3";
+    NP=$np cargo run -q --release -p ch03-ring-allreduce --features solution --bin sweep -- --runs 3 2>&1; } > "$file"
+done
+mkdir -p $book/img
+# The ring's messages (ch03-reduce-scatter/allgather.svg) were traced by the ring_steps lab.
+for f in busbw model-np2 model-np4 reduce-scatter allgather; do cp "$TARGET_DIR/workbook/ch03-$f.svg" $book/img/; done
+echo "outputs: wrote $book/output/sweep{,-np2}.txt, the model and busbw plots, ch03-reduce-scatter.svg, ch03-allgather.svg"
