@@ -36,9 +36,9 @@ pub mod schedules;
 // trainer). Yours: [`transfer`] (ex 7.2), [`executor`] (ex 7.5), [`grid`] (ex 7.6).
 pub mod addition;
 pub mod choose;
+pub mod greedy;
 /// How many micro-batches: a model of a step from one micro-batch's costs.
 pub mod micro_model;
-pub mod greedy;
 pub use trainer_kit::optim;
 pub mod pipe_ckpt;
 pub mod pipe_config;
@@ -67,8 +67,9 @@ pub mod grid;
 
 // --- after 1F1B: interleaved stages and split backwards (ex 7.7, 7.8, 7.9) --------------
 // Given: [`rank_check`] (the checker for plans by rank: a rank holds several stages, a
-// backward may be split). Yours: [`rank_schedules`] (ex 7.7 interleaved 1F1B, ex 7.8
-// ZB-H1) and [`task_executor`] (ex 7.9).
+// backward may be split), [`pass_costs`] (what each pass costs, in CPU time). Yours:
+// [`rank_schedules`] (ex 7.7 interleaved 1F1B, ex 7.8 ZB-H1), [`task_executor`] (ex 7.9).
+pub mod pass_costs;
 pub mod rank_check;
 
 #[cfg_attr(

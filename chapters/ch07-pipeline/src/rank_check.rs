@@ -1,6 +1,6 @@
 //! The checker for plans by rank ([`RankPlan`]): interleaved stages (a rank holds several)
 //! and split backwards (zero-bubble). Given code: the tests of ex 7.7 and 7.8 and the
-//! `schedules` lab use it. [`crate::schedule_check`] is the one-stage-per-rank case.
+//! `after_1f1b` lab and `plan_bench` use it. [`crate::schedule_check`] is the one-stage-per-rank case.
 //!
 //! What it verifies: with `p` ranks and `v` chunks each (`v * p` stages, stage `s` on rank
 //! `s % p`), every stage runs `Forward` once for every micro-batch, then either one

@@ -13,6 +13,7 @@
 
 use ch07::greedy;
 use ch07::optim::{Optimizer, Rule};
+use ch07::pass_costs::Passes;
 use ch07::pipe_train::{learner_transfer, place};
 use ch07::plan::{by_rank, RankPlan, ScheduleKind};
 use ch07::rank_check::{check_ranks, PassCosts};
@@ -74,7 +75,7 @@ fn main() {
         inner(&universe.world());
         return;
     }
-    let load_before = load();
+    let load_before = bench::load_average();
     let costs = pass_costs();
     let mut rows = vec![];
     for (np, lines) in at_rank_counts(&RANKS, Duration::from_secs(600)) {
@@ -97,10 +98,10 @@ fn main() {
         "model: {DEPTH} residual blocks of width {WIDTH} (f64), 3-digit addition, batch {BATCH}, \
          Adam; {WARMUP} warm-up + {STEPS} timed steps per row; interleaved: v = 2 chunks per \
          rank ({DEPTH}/(2p) blocks each); this machine: {cores} core(s), LibTorch on \
-         max(1, {cores} / p) thread(s) per rank; load average (1 min) {load_before} before the \
-         run, {} after: above the core count, other processes shared the cores and the \
+         max(1, {cores} / p) thread(s) per rank; load average (1 min) {load_before:.2} before the \
+         run, {:.2} after: above the core count, other processes shared the cores and the \
          measured columns say more about them than about the schedules",
-        load()
+        bench::load_average()
     );
     println!(
         "bubble on paper: idle share of the step, F = 1 and B + W = 2 per stage (per chunk when \
@@ -112,37 +113,8 @@ fn main() {
     zero_bubble_with(costs);
 }
 
-/// What one pass of one micro-batch costs, in CPU milliseconds of the thread that runs it
-/// (one LibTorch thread; CPU time, so that other processes on the machine do not count).
-#[derive(Clone, Copy)]
-struct Passes {
-    forward: f64,
-    whole: f64,
-    input: f64,
-    weight: f64,
-}
-
-/// The machine's 1-minute load average (`/proc/loadavg`), or `?`.
-fn load() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|s| s.split_whitespace().next().map(str::to_string))
-        .unwrap_or_else(|| "?".into())
-}
-
-/// This thread's CPU time, in seconds.
-fn cpu_now() -> f64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes the timespec it is given, nothing else.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
-}
-
 /// The median cost of each pass through a middle stage (half the blocks) on a micro-batch
-/// of `BATCH / 8` rows, over 50 repetitions.
+/// of `BATCH / 8` rows, over 50 repetitions, on one LibTorch thread.
 fn pass_costs() -> Passes {
     tch::set_num_threads(1);
     let shape = Shape {
@@ -151,41 +123,7 @@ fn pass_costs() -> Passes {
         ..ch07::pipe_config::PipeConfig::default().shape
     };
     let stage = StageModel::new(shape, 0..DEPTH / 2, false, false, SEED, Device::Cpu);
-    let rows = (BATCH / 8) as i64;
-    let opts = (tch::Kind::Double, Device::Cpu);
-    let (x, dy) = (
-        tch::Tensor::randn([rows, WIDTH], opts),
-        tch::Tensor::randn([rows, WIDTH], opts),
-    );
-    let x = x.set_requires_grad(true);
-    let timed = |f: &mut dyn FnMut()| {
-        let t0 = cpu_now();
-        f();
-        1e3 * (cpu_now() - t0)
-    };
-    let mut samples: [Vec<f64>; 4] = Default::default();
-    for _ in 0..50 {
-        let mut y = None;
-        samples[0].push(timed(&mut || y = Some(stage.forward(&x))));
-        let z = (y.unwrap() * &dy).sum(tch::Kind::Double);
-        samples[1].push(timed(&mut || z.backward()));
-        let z = (stage.forward(&x) * &dy).sum(tch::Kind::Double);
-        samples[2].push(timed(&mut || {
-            tch::Tensor::run_backward(&[&z], &[&x], true, false);
-        }));
-        samples[3].push(timed(&mut || z.backward()));
-    }
-    let median = |v: &mut Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    let [f, whole, input, weight] = &mut samples;
-    Passes {
-        forward: median(f),
-        whole: median(whole),
-        input: median(input),
-        weight: median(weight),
-    }
+    ch07::pass_costs::measure(&stage, (BATCH / 8) as i64, 50)
 }
 
 /// 1F1B and ZB-H1 on paper with the measured pass costs (in units of 10 us).
