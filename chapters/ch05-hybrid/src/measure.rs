@@ -116,3 +116,71 @@ pub fn measure_links(world: &SimpleCommunicator, device: Device) -> Links {
         copy_beta,
     }
 }
+
+/// The parts of a double-buffered staged allreduce of `n` elements in chunks of `chunk`,
+/// each measured alone on this job, and the time the pipeline should take from them.
+#[derive(Clone, Copy, Debug)]
+pub struct Overlap {
+    /// One chunk's copy to the host through the stream (start, then synchronize).
+    pub copy: f64,
+    /// What the rank thread does per chunk meanwhile: the allreduce and the copy back.
+    pub comm: f64,
+    /// Chunks.
+    pub chunks: usize,
+}
+
+impl Overlap {
+    /// `fill + (chunks - 1) · max(copy, comm) + drain`: the first copy alone (fill), then
+    /// each turn the next chunk's copy runs beside this chunk's allreduce and copy back
+    /// (the slower decides), then the last chunk's allreduce and copy back alone (drain).
+    pub fn model(&self) -> f64 {
+        self.copy + (self.chunks.max(1) - 1) as f64 * self.copy.max(self.comm) + self.comm
+    }
+}
+
+/// Measures [`Overlap`] for `n` f32 on `device` in chunks of `chunk` elements.
+pub fn overlap_parts(
+    world: &SimpleCommunicator,
+    n: usize,
+    chunk: usize,
+    device: Device,
+) -> Overlap {
+    let c = chunk.clamp(1, n.max(1));
+    let t = tensor(world, n, device);
+    let mut staging = Staging::<f32>::new(c, n, device).expect("chunk >= 1");
+    let reps = reps_for(4 * c);
+    let copy = seconds_per(world, reps, || {
+        let Staging { slots, stream, .. } = &mut staging;
+        // SAFETY: the slot is not read, and `t` not written, before the synchronisation.
+        unsafe { stream.start_to_host(&t, 0, &mut slots[0].send, c) };
+        stream.synchronize();
+    });
+    let (send, mut recv) = (vec![1.0f32; c], vec![0.0f32; c]);
+    let mut back = tensor(world, n, device);
+    let comm = seconds_per(world, reps, || {
+        world.all_reduce_into(&send[..], &mut recv[..], SystemOperation::sum());
+        crate::stream::to_device(&mut back, 0, &recv);
+    });
+    Overlap {
+        copy,
+        comm,
+        chunks: n.div_ceil(c),
+    }
+}
+
+/// One staged allreduce of `n` f32 on `device` in chunks of `chunk`, recorded: this
+/// rank's timeline (copy stream and rank thread, see [`crate::staging_trace`]).
+pub fn traced(
+    world: &SimpleCommunicator,
+    n: usize,
+    chunk: usize,
+    device: Device,
+) -> Vec<toolkit::perfetto::Span> {
+    let mut t = tensor(world, n, device);
+    let mut staging = Staging::<f32>::new(chunk, n, device).expect("chunk >= 1");
+    staged_allreduce(world, &mut t, &mut staging); // warm-up
+    world.barrier();
+    crate::staging_trace::start();
+    staged_allreduce(world, &mut t, &mut staging);
+    crate::staging_trace::stop()
+}
