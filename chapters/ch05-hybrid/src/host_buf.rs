@@ -16,6 +16,7 @@ use tch::{Device, Tensor};
 pub trait TorchElem: toolkit::elem::Elem + tch::kind::Element {}
 impl<T: toolkit::elem::Elem + tch::kind::Element> TorchElem for T {}
 
+// ANCHOR: host_buf
 /// Host memory of `capacity` elements of `T`: the bytes MPI reads, and room for the copy
 /// that lands next.
 pub struct HostBuf<T: TorchElem> {
@@ -26,8 +27,10 @@ pub struct HostBuf<T: TorchElem> {
     capacity: usize,
     _elem: PhantomData<T>,
 }
+// ANCHOR_END: host_buf
 
 impl<T: TorchElem> HostBuf<T> {
+    // ANCHOR: pin
     /// `capacity` zeroed elements for tensors on `device`: page-locked (pinned) when
     /// `device` is a GPU, so its copies can run asynchronously by DMA.
     pub fn new(capacity: usize, device: Device) -> Self {
@@ -45,6 +48,7 @@ impl<T: TorchElem> HostBuf<T> {
             _elem: PhantomData,
         }
     }
+    // ANCHOR_END: pin
 
     /// How many elements it holds at most.
     pub fn capacity(&self) -> usize {

@@ -99,3 +99,28 @@ pub(crate) fn copied_back(a: Instant, b: Instant) {
 pub fn to_json(title: &str, spans: &[Span]) -> String {
     trace_json(title, &TRACKS, spans)
 }
+
+/// The timeline as text, `width` columns wide: one row per track; a column shows what
+/// ran at its middle moment (`c` copy to host, `A` allreduce, `b` copy back, `w` wait
+/// for a copy, `.` nothing), so copies under allreduces are overlap.
+pub fn to_text(spans: &[Span], width: usize) -> String {
+    let end = spans.iter().map(|s| s.end).fold(0.0, f64::max);
+    let mut out = String::new();
+    for (track, name) in TRACKS.iter().enumerate() {
+        let row: String = (0..width)
+            .map(|i| {
+                let t = end * (i as f64 + 0.5) / width as f64;
+                let here = spans.iter().find(|s| s.track == track && s.start <= t && t < s.end);
+                match here.map(|s| s.name.as_str()) {
+                    Some(n) if n.starts_with("copy back") => 'b',
+                    Some(n) if n.starts_with("copy") => 'c',
+                    Some(n) if n.starts_with("allreduce") => 'A',
+                    Some(_) => 'w',
+                    None => '.',
+                }
+            })
+            .collect();
+        out += &format!("{name:>30} |{row}|\n");
+    }
+    out + &format!("{:>30}  0 .. {:.2} ms\n", "", end * 1e3)
+}

@@ -68,6 +68,8 @@ struct Measured {
     /// `fill + (chunks - 1) · max(copy, comm) + drain` from the parts measured alone
     /// (0 for the whole buffer).
     overlap_seconds: f64,
+    /// The host slots MPI read were page-locked (pinned): true on a GPU.
+    pinned: bool,
 }
 
 /// What rank 0's recorded run shows (`TRACE {json}` is not needed: one line of text).
@@ -113,6 +115,9 @@ fn child() {
     let spans = traced(&world, (16 << 20) / 4, (1 << 20) / 4, dev);
     if world.rank() == 0 {
         println!("TRACE {}", trace_line(world.size() as usize, &spans));
+        for line in staging_trace::to_text(&spans, 96).lines() {
+            println!("TRACE {line}");
+        }
     }
     let p = world.size() as usize;
     for mib in SIZES_MIB {
@@ -142,6 +147,7 @@ fn child() {
                     is_best: i + 1 == chunks.len() && chunk != bytes,
                     on_gpu: dev != Device::Cpu,
                     overlap_seconds,
+                    pinned: ch05::stream::HostBuf::<f32>::new(1, dev).is_pinned(),
                 });
             }
         }
@@ -153,13 +159,14 @@ fn main() {
         return child();
     }
     let mut rows = vec![];
-    let mut on_gpu = false;
+    let (mut on_gpu, mut pinned) = (false, false);
     let mut traces = vec![];
     let mut within = vec![];
     for (np, lines) in at_rank_counts(&NPS, Duration::from_secs(300)) {
         let measured =
             bench::rows::<Measured>(&lines).unwrap_or_else(|e| panic!("staging_bench: {e}"));
         on_gpu |= measured.iter().any(|r| r.on_gpu);
+        pinned |= measured.iter().any(|r| r.pinned);
         if measured.is_empty() {
             panic!(
                 "staging_bench: the {np}-rank run printed no ROW lines:\n{}",
@@ -212,11 +219,17 @@ fn main() {
     for t in &traces {
         println!("{t}");
     }
-    if !on_gpu {
+    if on_gpu {
+        println!(
+            "GPU tensors: copies issued non-blocking into page-locked memory; host slots \
+             pinned: {pinned}"
+        );
+    } else {
         println!(
             "no GPU here: these are CPU tensors staged through the same code (the copies are \
-             memcpys). The GPU figure (target: chunked faster than whole from 16 MiB) is not \
-             measured here."
+             memcpys on the stream's copy thread); the pinned, non-blocking GPU path is \
+             skipped (no CUDA device). The GPU figure (target: chunked faster than whole \
+             from 16 MiB) is not measured here."
         );
     }
 }
