@@ -27,6 +27,23 @@ pub fn seconds_per(world: &SimpleCommunicator, reps: usize, mut body: impl FnMut
     Timing::over_ranks(world, start.elapsed().as_secs_f64() / reps as f64).max
 }
 
+/// Seconds per call of `body` (after one warm-up): each rank's median over `reps` calls,
+/// the slowest rank's. On a machine shared with other work a mean is pulled up by the
+/// calls that lost their core; the median is not.
+pub fn median_per(world: &SimpleCommunicator, reps: usize, mut body: impl FnMut()) -> f64 {
+    body();
+    world.barrier();
+    let mut times: Vec<f64> = (0..reps.max(1))
+        .map(|_| {
+            let start = Instant::now();
+            body();
+            start.elapsed().as_secs_f64()
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    Timing::over_ranks(world, times[times.len() / 2]).max
+}
+
 /// A 1-D f32 tensor of `n` elements on `device`, every element `rank + 1`.
 pub fn tensor(world: &SimpleCommunicator, n: usize, device: Device) -> Tensor {
     Tensor::full(
@@ -45,13 +62,24 @@ pub fn host_allreduce(world: &SimpleCommunicator, n: usize) -> f64 {
     })
 }
 
-/// Ex 5.6 on a tensor of `n` f32 on `device`, in chunks of `chunk` elements.
+/// Ex 5.6 on a tensor of `n` f32 on `device`, in chunks of `chunk` elements (the mean).
 pub fn staged(world: &SimpleCommunicator, n: usize, chunk: usize, device: Device) -> f64 {
+    staged_by(world, (n, chunk, device), false)
+}
+
+/// [`staged`], timed by the median ([`median_per`]) when `median`, else the mean.
+pub fn staged_by(
+    world: &SimpleCommunicator,
+    (n, chunk, device): (usize, usize, Device),
+    median: bool,
+) -> f64 {
     let mut t = tensor(world, n, device);
     let mut staging = Staging::<f32>::new(chunk, n, device).expect("chunk >= 1");
-    seconds_per(world, reps_for(4 * n), || {
-        staged_allreduce(world, &mut t, &mut staging)
-    })
+    let body = || staged_allreduce(world, &mut t, &mut staging);
+    match median {
+        true => median_per(world, reps_for(4 * n), body),
+        false => seconds_per(world, reps_for(4 * n), body),
+    }
 }
 
 /// One-way time of a ping-pong of `n` f32 between ranks 0 and 1 (others wait), from
@@ -118,7 +146,8 @@ pub fn measure_links(world: &SimpleCommunicator, device: Device) -> Links {
 }
 
 /// The parts of a double-buffered staged allreduce of `n` elements in chunks of `chunk`,
-/// each measured alone on this job, and the time the pipeline should take from them.
+/// each measured alone on this job (medians, [`median_per`]), and the time the pipeline
+/// should take from them.
 #[derive(Clone, Copy, Debug)]
 pub struct Overlap {
     /// One chunk's copy to the host through the stream (start, then synchronize).
@@ -149,16 +178,35 @@ pub fn overlap_parts(
     let t = tensor(world, n, device);
     let mut staging = Staging::<f32>::new(c, n, device).expect("chunk >= 1");
     let reps = reps_for(4 * c);
-    let copy = seconds_per(world, reps, || {
+    // The copy's own time, as the stream's timeline records it (on the CPU, the copy
+    // thread's work, without the hand-over to it, which the pipeline hides too).
+    crate::staging_trace::start();
+    median_per(world, reps, || {
         let Staging { slots, stream, .. } = &mut staging;
         // SAFETY: the slot is not read, and `t` not written, before the synchronisation.
         unsafe { stream.start_to_host(&t, 0, &mut slots[0].send, c) };
         stream.synchronize();
     });
+    let spans = crate::staging_trace::stop();
+    let copies: Vec<f64> = spans
+        .iter()
+        .filter(|s| s.track == crate::staging_trace::COPIER)
+        .map(|s| s.end - s.start)
+        .collect();
+    let mut copies = copies;
+    copies.sort_by(f64::total_cmp);
+    let median = copies.get(copies.len() / 2).copied().unwrap_or(0.0);
+    let copy = Timing::over_ranks(world, median).max;
     let (send, mut recv) = (vec![1.0f32; c], vec![0.0f32; c]);
     let mut back = tensor(world, n, device);
-    let comm = seconds_per(world, reps, || {
-        world.all_reduce_into(&send[..], &mut recv[..], SystemOperation::sum());
+    // The allreduce as ex 5.6 calls it (immediate, then wait: Open MPI may choose
+    // another algorithm for the blocking call), then the copy back.
+    let comm = median_per(world, reps, || {
+        mpi::request::scope(|scope| {
+            world
+                .immediate_all_reduce_into(scope, &send[..], &mut recv[..], SystemOperation::sum())
+                .wait();
+        });
         crate::stream::to_device(&mut back, 0, &recv);
     });
     Overlap {

@@ -4,6 +4,7 @@
 //! Run: `make bench CH=05` (release build, the solutions). Started without mpirun this
 //! program is the driver: it runs itself under mpirun at NP = 2 and 4 (`toolkit::bench`)
 //! and collects one row per (NP, size, chunk).
+//! Times are medians over the repetitions (robust to a shared machine's preemptions).
 //! Each chunked row also prices the pipeline from its parts measured alone (one chunk's
 //! copy through the stream; one chunk's allreduce and copy back), `fill + (chunks - 1) ·
 //! max(copy, comm) + drain` (`measure::Overlap`), and gives measured / that model: near
@@ -16,7 +17,7 @@
 //! `target/workbook/ch05-staging.csv`.
 
 use ch05::gpu_node::visible_gpus;
-use ch05::measure::{measure_links, overlap_parts, staged, traced};
+use ch05::measure::{measure_links, overlap_parts, staged_by, traced};
 use ch05::staging_model::{best_chunk, pipelined, whole};
 use ch05::staging_trace::{self, COPIER, RANK};
 use mpi::traits::*;
@@ -47,6 +48,8 @@ struct Row {
     speedup: String,
     #[tabled(rename = "model (ex 5.7)")]
     model: String,
+    #[tabled(rename = "copy | comm, per chunk")]
+    parts: String,
     #[tabled(rename = "overlap model")]
     overlap_model: String,
     #[tabled(rename = "measured / overlap model")]
@@ -68,6 +71,8 @@ struct Measured {
     /// `fill + (chunks - 1) · max(copy, comm) + drain` from the parts measured alone
     /// (0 for the whole buffer).
     overlap_seconds: f64,
+    /// One chunk's copy and one chunk's allreduce + copy back, each measured alone (s).
+    parts: (f64, f64),
     /// The host slots MPI read were page-locked (pinned): true on a GPU.
     pinned: bool,
 }
@@ -126,16 +131,17 @@ fn child() {
         let mut chunks = vec![bytes, FIXED_CHUNK, best];
         chunks.dedup();
         for (i, &chunk) in chunks.iter().enumerate() {
-            let secs = staged(&world, bytes / 4, (chunk / 4).max(1), dev);
+            let secs = staged_by(&world, (bytes / 4, (chunk / 4).max(1), dev), true);
             let model = if chunk == bytes {
                 whole(&m, p, bytes)
             } else {
                 pipelined(&m, p, bytes, chunk)
             };
-            let overlap_seconds = if chunk == bytes {
-                0.0
+            let (overlap_seconds, parts) = if chunk == bytes {
+                (0.0, (0.0, 0.0))
             } else {
-                overlap_parts(&world, bytes / 4, (chunk / 4).max(1), dev).model()
+                let o = overlap_parts(&world, bytes / 4, (chunk / 4).max(1), dev);
+                (o.model(), (o.copy, o.comm))
             };
             if world.rank() == 0 {
                 print_row(&Measured {
@@ -147,6 +153,7 @@ fn child() {
                     is_best: i + 1 == chunks.len() && chunk != bytes,
                     on_gpu: dev != Device::Cpu,
                     overlap_seconds,
+                    parts,
                     pinned: ch05::stream::HostBuf::<f32>::new(1, dev).is_pinned(),
                 });
             }
@@ -196,6 +203,10 @@ fn main() {
                 measured: format!("{:.2} ms", secs * 1e3),
                 speedup: format!("{:.2}x", whole_s / secs),
                 model: format!("{:.2} ms", model * 1e3),
+                parts: match r.parts {
+                    (0.0, 0.0) => "-".into(),
+                    (c, a) => format!("{:.3} | {:.3} ms", c * 1e3, a * 1e3),
+                },
                 overlap_model: match r.overlap_seconds {
                     0.0 => "-".into(),
                     o => format!("{:.2} ms", o * 1e3),
@@ -211,6 +222,11 @@ fn main() {
         }
     }
     print_and_save(&rows, "ch05-staging.csv").expect("write the CSV");
+    println!(
+        "load average at the end: {:.1} on {} cores",
+        bench::load_average(),
+        toolkit::report::host_cores()
+    );
     let ok = within.iter().filter(|&&w| w).count();
     println!(
         "overlap model: {ok} of {} chunked rows within 25% of the measured time",
