@@ -110,7 +110,9 @@ pub fn to_text(spans: &[Span], width: usize) -> String {
         let row: String = (0..width)
             .map(|i| {
                 let t = end * (i as f64 + 0.5) / width as f64;
-                let here = spans.iter().find(|s| s.track == track && s.start <= t && t < s.end);
+                let here = spans
+                    .iter()
+                    .find(|s| s.track == track && s.start <= t && t < s.end);
                 match here.map(|s| s.name.as_str()) {
                     Some(n) if n.starts_with("copy back") => 'b',
                     Some(n) if n.starts_with("copy") => 'c',

@@ -5,10 +5,11 @@
 //! program is the driver: it runs itself under mpirun at NP = 2 and 4 (`toolkit::bench`)
 //! and collects one row per (NP, size, chunk).
 //! Times are medians over the repetitions (robust to a shared machine's preemptions).
-//! Each chunked row also prices the pipeline from its parts measured alone (one chunk's
-//! copy through the stream; one chunk's allreduce and copy back), `fill + (chunks - 1) ·
-//! max(copy, comm) + drain` (`measure::Overlap`), and gives measured / that model: near
-//! 1 when the copy thread (CPU) or the copy engine (GPU) really runs beside MPI.
+//! Each chunked row also prices the pipeline from its parts measured alone, in turns
+//! with it (one chunk's copy to the host; one chunk's allreduce and copy back),
+//! `fill + (chunks - 1) · max(copy, comm) + drain` (`overlap_check::Overlap`), and gives
+//! measured / that model: near 1 when the copy thread (CPU) or the copy engine (GPU)
+//! really runs beside MPI and nothing else gets in the way.
 //! One run per NP (16 MiB, 1 MiB chunks) is recorded on rank 0 and written as a Perfetto
 //! timeline, `target/workbook/ch05-staging-trace-np{NP}.json`, with the time the copies
 //! overlapped the rank thread's work.
@@ -17,7 +18,8 @@
 //! `target/workbook/ch05-staging.csv`.
 
 use ch05::gpu_node::visible_gpus;
-use ch05::measure::{measure_links, overlap_parts, staged_by, traced};
+use ch05::measure::{measure_links, reps_for, staged_by};
+use ch05::overlap_check::{overlap_check, traced};
 use ch05::staging_model::{best_chunk, pipelined, whole};
 use ch05::staging_trace::{self, COPIER, RANK};
 use mpi::traits::*;
@@ -131,17 +133,22 @@ fn child() {
         let mut chunks = vec![bytes, FIXED_CHUNK, best];
         chunks.dedup();
         for (i, &chunk) in chunks.iter().enumerate() {
-            let secs = staged_by(&world, (bytes / 4, (chunk / 4).max(1), dev), true);
+            let case = (bytes / 4, (chunk / 4).max(1), dev);
+            let rounds = reps_for(bytes).max(5);
+            let (secs, parts) = if chunk == bytes {
+                (staged_by(&world, case, true), None)
+            } else {
+                let (secs, o) = overlap_check(&world, case, rounds);
+                (secs, Some(o))
+            };
             let model = if chunk == bytes {
                 whole(&m, p, bytes)
             } else {
                 pipelined(&m, p, bytes, chunk)
             };
-            let (overlap_seconds, parts) = if chunk == bytes {
-                (0.0, (0.0, 0.0))
-            } else {
-                let o = overlap_parts(&world, bytes / 4, (chunk / 4).max(1), dev);
-                (o.model(), (o.copy, o.comm))
+            let (overlap_seconds, parts) = match parts {
+                None => (0.0, (0.0, 0.0)),
+                Some(o) => (o.model(), (o.copy, o.comm)),
             };
             if world.rank() == 0 {
                 print_row(&Measured {
