@@ -53,8 +53,9 @@ fn every_rank_on_gpu_0_is_caught() {
 
 // ANCHOR: unsynchronised
 /// Mistake 2: the pipeline of ex 5.6 without `stream.synchronize()`: MPI is handed a
-/// slot whose copy was started but has not landed. On a GPU this is a race that the
-/// pinned, asynchronous copy loses now and then; the chapter's stream loses it always.
+/// slot whose copy was started but has not landed. With plain `cudaMemcpyAsync` into
+/// pinned memory this is a race that MPI wins or loses from run to run; the chapter's
+/// stream (CPU or GPU) lands a copy only at `synchronize`, so it loses it always.
 fn unsynchronised<T: TorchElem, C: Communicator>(
     comm: &C,
     t: &mut Tensor,
