@@ -6,7 +6,8 @@
 #   bash run.sh --dry [--torch-lib DIR]    (DIR: a CPU LibTorch 2.11 lib folder)
 # It finds the machine's LibTorch and CUDA libraries (python3's torch), uses the kit's Open
 # MPI, and runs: the toolchain smoke test on CUDA tensors; chapter 5's placement and staging
-# tests (tensors on the GPU), its GPU lab and staging benchmark; chapter 6's GPU test and
+# tests (tensors on the GPU), its GPU lab and staging benchmark (pinned host slots,
+# non-blocking copies, the overlap model against the measured time, a Perfetto timeline); chapter 6's GPU test and
 # the trainer with --device cuda at 1, 2 and 4 ranks sharing the GPU (and on the CPU for
 # comparison); chapter 7's pipeline with its stages on the GPU. Every step has a deadline.
 # Expect: under 8 minutes; RESULTS/report.txt (one line per step, then the figures) and one
@@ -117,5 +118,12 @@ done
 for f in "$RESULTS"/ch07-pipeline-*.txt; do
   fig "  $(basename "$f" .txt): $(grep -E '^ +[0-9]+ ' "$f" | tail -n 1)"
 done
+# Chapter 5's asynchronous staging: the pinned path (or why it was skipped), the overlap
+# model against the measured times, and each recorded timeline
+# (results/workbook/ch05-staging-trace-np*.json, for ui.perfetto.dev).
+SB=$RESULTS/ch05-staging-bench.txt
+fig "  ch05-staging pinned path: $(grep -m1 -e '^GPU tensors' -e '^no GPU here' "$SB" || echo 'no verdict (see ch05-staging-bench.txt)')"
+fig "  ch05-staging $(grep -m1 '^overlap model' "$SB" || echo 'overlap model: no rows (see ch05-staging-bench.txt)')"
+grep '^NP=' "$SB" | while IFS= read -r line; do fig "  ch05-staging trace $line"; done
 say "gpu-kit check: $([ $FAILED = 0 ] && echo 'every step passed' || echo 'SOME STEPS FAILED') in $(( $(date +%s) - T0 )) s"
 exit $FAILED
