@@ -9,7 +9,8 @@
 # tests (tensors on the GPU), its GPU lab and staging benchmark (pinned host slots,
 # non-blocking copies, the overlap model against the measured time, a Perfetto timeline); chapter 6's GPU test and
 # the trainer with --device cuda at 1, 2 and 4 ranks sharing the GPU (and on the CPU for
-# comparison); chapter 7's pipeline with its stages on the GPU. Every step has a deadline.
+# comparison), and its CNN 8 times wider; the trainer kit's CUDA IPC test (two ranks, device
+# to device); chapter 7's pipeline with its stages on the GPU. Every step has a deadline.
 # Expect: under 8 minutes; RESULTS/report.txt (one line per step, then the figures) and one
 # file per step. With --dry the GPU steps must end in their one-line "no GPU" reason instead.
 set -uo pipefail
@@ -100,6 +101,11 @@ NP=4 step ch06-train-cpu-np4 120 ok "$B/train" --device cpu --epochs 5
 # A batch 16x larger, where the GPU's arithmetic starts to count: one rank, GPU vs all cores.
 NP=1 step ch06-train-b1024-cuda 120 $cuda "$B/train" --device cuda --batch 1024 --epochs 20
 NP=1 step ch06-train-b1024-cpu 120 ok "$B/train" --device cpu --batch 1024 --epochs 20
+# The CNN 8 times wider (--model cnn:8, about 64x the arithmetic): a size a big GPU computes.
+NP=1 step ch06-train-cnn8-cuda 150 $cuda "$B/train" --device cuda --model cnn:8 --batch 1024 --epochs 10
+NP=1 step ch06-train-cnn8-cpu 150 ok "$B/train" --device cpu --model cnn:8 --batch 1024 --epochs 10
+# Device to device between two ranks sharing the GPU (CUDA IPC); the dry run checks the reason.
+step ipc 120 ok "$B/trainer-kit-cuda_ipc" --test-threads=1
 NP=2 step ch07-pipeline-cuda-np2 150 $cuda "$B/pipeline" --device cuda --steps 1500
 NP=4 step ch07-pipeline-cuda-dp2 150 $cuda "$B/pipeline" --device cuda --dp 2 --steps 1500
 
