@@ -30,6 +30,8 @@ pub struct Trainer<'w> {
     pub layout: Layout,
     /// The parameters, flat; the model's tensors are views into them.
     pub flat: FlatParams,
+    /// The parameter tensors' names, in flat order (sorted).
+    pub names: Vec<String>,
     model: nn::Sequential,
     _vs: nn::VarStore,
     /// Adam: for the shard (stages 1, 2) or for everything (stage 0).
@@ -57,6 +59,7 @@ impl<'w> Trainer<'w> {
         let model = model::build(&vs.root(), cfg.model, image);
         let mut named: Vec<(String, Tensor)> = vs.variables().into_iter().collect();
         named.sort_by(|a, b| a.0.cmp(&b.0));
+        let names: Vec<String> = named.iter().map(|(name, _)| name.clone()).collect();
         let params: Vec<Tensor> = named.into_iter().map(|(_, t)| t).collect();
         let count = flat::total_len(&params);
         let layout = match cfg.stage {
@@ -74,6 +77,7 @@ impl<'w> Trainer<'w> {
             cfg,
             layout,
             flat,
+            names,
             model,
             _vs: vs,
             adam,
@@ -194,6 +198,24 @@ impl<'w> Trainer<'w> {
             losses.push(sum / ranks as f64);
         }
         (losses, sent)
+    }
+
+    /// What rank `rank`'s shard holds (ex 8.1's `pieces`): `elements a..b: name[x..y],
+    /// ...`, then the padding it holds, if any.
+    pub fn shard_text(&self, rank: usize) -> Result<String, String> {
+        let l = Layout::new(self.layout.params, self.world.size() as usize, rank)?;
+        let lens: Vec<usize> = self.flat.params.iter().map(Tensor::numel).collect();
+        let parts: Vec<String> = crate::layout::pieces(&lens, l.mine.clone())
+            .iter()
+            .map(|p| format!("{}[{:?}]", self.names[p.tensor], p.within))
+            .collect();
+        let pad = l.mine.len() - l.real().len();
+        let pad = if pad > 0 {
+            format!(" + {pad} padding")
+        } else {
+            String::new()
+        };
+        Ok(format!("elements {:?}: {}{pad}", l.mine, parts.join(", ")))
     }
 
     /// Accuracy (%) of the model on `test`.

@@ -65,6 +65,11 @@ fn run(world: &SimpleCommunicator, cfg: Config) -> Result<(), String> {
             cfg.common.lr,
             place.threads
         );
+        if cfg.stage != ch08::memory::Stage::Replicated {
+            for r in 0..n {
+                println!("rank {r}'s shard: {}", t.shard_text(r)?);
+            }
+        }
         println!("start: parameters identical on every rank (the same seed; fingerprints agree)");
     }
     let (losses, sent) = t.fit(&split.train);
