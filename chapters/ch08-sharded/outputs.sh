@@ -26,5 +26,5 @@ done
   done; } > $book/output/memory.txt
 { echo '$ cargo test -p ch08-sharded --features solution --test planted_mistakes -- --nocapture';
   cargo test -q -p ch08-sharded --features solution --test planted_mistakes -- --nocapture 2>&1 \
-  | grep -E 'says:|^P = |panicked at' | sed 's/^rank [0-9]* | //' | sort -u; } > $book/output/planted.txt
+  | sed 's/^rank [0-9]* | //' | grep -E '^P = |^rank 0 says:|^rank 0: panicked at' | sort -u; } > $book/output/planted.txt
 echo "outputs: wrote zero-help.txt, zero-stage0.txt, zero-stage1.txt, memory.txt and planted.txt in $book/"

@@ -55,8 +55,9 @@ mpi_test! {
     }
 }
 
-#[cfg(feature = "solution")]
 mpi_test! {
+    // Chapter 3's ring: your ex 3.1 and 3.2, or their solutions with `--features solution`.
+    #[cfg(feature = "solution")]
     fn on_the_ring_each_rank_sends_2p_n_minus_1_over_n(world at &[2, 3, 4]) {
         tch::set_num_threads(1);
         let n = world.size() as usize;
