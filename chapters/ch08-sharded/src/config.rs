@@ -76,12 +76,16 @@ pub fn check(c: &Config, ranks: usize) -> Result<(), String> {
             run.batch
         ));
     }
-    if run.device == DeviceChoice::Cuda {
-        return Err(
-            "--device cuda: this lab keeps its flat buffers in host memory; \
-                    run it with --device cpu"
-                .into(),
-        );
+    if run.device != DeviceChoice::Cpu {
+        let name = if run.device == DeviceChoice::Cuda {
+            "cuda"
+        } else {
+            "auto"
+        };
+        return Err(format!(
+            "--device {name}: this lab keeps its flat buffers in host memory; run it with \
+             --device cpu (the default)"
+        ));
     }
     if run.checkpoint.is_some() || run.resume {
         return Err(

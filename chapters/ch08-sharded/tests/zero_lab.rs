@@ -85,7 +85,7 @@ mpi_test! {
 #[test]
 fn bad_flags_fail_before_any_communication() {
     let exe = env!("CARGO_BIN_EXE_zero");
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 6] = [
         (&["--stage", "3"], "unknown --stage `3` (0|1|2)"),
         (
             &["--batch", "30"],
@@ -98,6 +98,10 @@ fn bad_flags_fail_before_any_communication() {
         (
             &["--device", "cuda"],
             "--device cuda: this lab keeps its flat buffers in host memory",
+        ),
+        (
+            &["--device", "auto"],
+            "--device auto: this lab keeps its flat buffers in host memory",
         ),
         (
             &["--checkpoint", "x"],
