@@ -24,7 +24,11 @@ done
         printf "%-9s %2s %10s %10s %12s %12s %14s\n", s, n, $6, $7, $8, $9, $10 }'
     done
   done; } > $book/output/memory.txt
-{ echo '$ cargo test -p ch08-sharded --features solution --test planted_mistakes -- --nocapture';
-  cargo test -q -p ch08-sharded --features solution --test planted_mistakes -- --nocapture 2>&1 \
-  | sed 's/^rank [0-9]* | //' | grep -E '^P = |^rank 0 says:|^rank 0: panicked at' | sort -u; } > $book/output/planted.txt
-echo "outputs: wrote zero-help.txt, zero-stage0.txt, zero-stage1.txt, memory.txt and planted.txt in $book/"
+# The planted mistakes: what the learner sees of each, one file per mistake.
+cmd='$ cargo test -p ch08-sharded --features solution --test planted_mistakes -- --nocapture'
+said=$(cargo test -q -p ch08-sharded --features solution --test planted_mistakes -- --nocapture 2>&1 \
+  | sed 's/^[.i]*//; s/^rank [0-9]* | //' | sort -u)
+for pair in 'padding:^P = ' 'average:^rank 0 says: .*not divided' 'whole:^rank 0: panicked at .*Adam was given'; do
+  { echo "$cmd"; echo "$said" | grep -E "${pair#*:}"; } > $book/output/planted-${pair%%:*}.txt
+done
+echo "outputs: wrote zero-help.txt, zero-stage0.txt, zero-stage1.txt, memory.txt and planted-*.txt in $book/"

@@ -7,7 +7,7 @@
 
 use ch06::model::ModelKind;
 use ch08::config::{Collectives, Config};
-use ch08::memory::{formula, sent_formula, Stage};
+use ch08::memory::{formula, Stage};
 use ch08::train::Trainer;
 use mpi::traits::*;
 use toolkit::mpi_test;
@@ -71,8 +71,8 @@ mpi_test! {
             // Stages 1, 2: equal blocks, every rank exactly 2(N-1)S values. Stage 0: chapter
             // 3's chunks of P differ by one; over all ranks, N times 2P(N-1)/N.
             let (got, want) = match stage {
-                Stage::Replicated => (total as f64, n as f64 * sent_formula(t.layout.params, n)),
-                _ => (sent as f64, sent_formula(t.layout.padded, n)),
+                Stage::Replicated => (total as f64, n as f64 * ch08::memory::sent_formula(t.layout.params, n)),
+                _ => (sent as f64, ch08::memory::sent_formula(t.layout.padded, n)),
             };
             if got != want {
                 return Err(format!("{} at {n} ranks: sent {got} bytes, expected {want}", stage.name()));
