@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Chapter 08's captures for the book beyond its lab's output: the lab's --help, every
-# stage at 4 ranks, the bytes per rank against N, and the planted mistakes.
+# Chapter 08's captures for the book beyond its lab's output: the lab's traced figure, its
+# --help, stages 0 and 1 at 4 ranks, the bytes per rank against N, and the planted mistakes.
 # `make outputs CH=08` runs the lab, then this script from the repository root
 # (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.
 set -euo pipefail
+TARGET_DIR=${TARGET_DIR:-target}
 book=book/src/ch08-sharded
+# The figure the lab's run (make outputs ran it just before) drew from its traced messages.
+mkdir -p $book/img
+cp "$TARGET_DIR/workbook/ch08/zero-step.svg" $book/img/
 zero() { cargo run -q --release -p ch08-sharded --features solution --bin zero -- "$@"; }
 { echo '$ cargo run --release -p ch08-sharded --features solution --bin zero -- --help';
   zero --help; } > $book/output/zero-help.txt
@@ -31,4 +35,4 @@ said=$(cargo test -q -p ch08-sharded --features solution --test planted_mistakes
 for pair in 'padding:^P = ' 'average:^rank 0 says: .*not divided' 'whole:^rank 0: panicked at .*Adam was given'; do
   { echo "$cmd"; echo "$said" | grep -E "${pair#*:}"; } > $book/output/planted-${pair%%:*}.txt
 done
-echo "outputs: wrote zero-help.txt, zero-stage0.txt, zero-stage1.txt, memory.txt and planted-*.txt in $book/"
+echo "outputs: wrote img/zero-step.svg, zero-help.txt, zero-stage0.txt, zero-stage1.txt, memory.txt and planted-*.txt in $book/"

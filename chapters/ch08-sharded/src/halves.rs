@@ -23,6 +23,13 @@ pub trait Halves {
     fn ranks(&self) -> usize;
     /// A short name for reports ("mpi", "ring").
     fn name(&self) -> &'static str;
+    /// For the traced figure: the block of the flat buffer whose values a message sent
+    /// from address `addr` carried, if this backend can tell (the ring can; MPI's own
+    /// collectives send from inside the library).
+    fn block_of(&self, addr: usize) -> Option<usize> {
+        let _ = addr;
+        None
+    }
 }
 
 /// MPI's own collectives: [`step::reduce_scatter_sum`] and [`step::allgather_shards`].
@@ -106,5 +113,13 @@ impl Halves for RingHalves<'_> {
     }
     fn name(&self) -> &'static str {
         "ring"
+    }
+    fn block_of(&self, addr: usize) -> Option<usize> {
+        let rot = self.scratch.borrow();
+        let (n, base) = (self.ranks(), rot.as_ptr() as usize);
+        let offset = addr.checked_sub(base)? / std::mem::size_of::<f32>();
+        let s = rot.len() / n;
+        // Chunk k of the rotated scratch copy is block k - 1 of the flat buffer.
+        (s > 0 && offset < rot.len()).then(|| (offset / s + n - 1) % n)
     }
 }

@@ -11,11 +11,13 @@
 //! - Given: [`shards`] (a rank's [`shards::Layout`], the flat parameters the model's
 //!   tensors live in, Adam over a slice), [`halves`] (the reduce-scatter and allgather the
 //!   step runs on: MPI's, or chapter 3's ring), [`memory`] (the stages and what each
-//!   holds, measured and by formula), [`config`] and [`train`] (the lab).
+//!   holds, measured and by formula), [`figure`] (one step's messages, drawn from the
+//!   trace), [`config`] and [`train`] (the lab).
 //! - Later (issue 23): ZeRO-3 (a layer executor that gathers, computes and frees),
 //!   sharded checkpoints and resharding, a memory budget, the benchmark and the anchors.
 
 pub mod config;
+pub mod figure;
 pub mod halves;
 pub mod memory;
 pub mod shards;

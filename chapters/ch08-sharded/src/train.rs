@@ -43,6 +43,9 @@ pub struct Trainer<'w> {
     grad_shard: Vec<f32>,
     halves: Box<dyn Halves + 'w>,
     pub steps: u64,
+    /// The messages of the first step, each send marked with the block it carried
+    /// (`figure::marked`).
+    pub first_step: Vec<toolkit::trace::Traced>,
 }
 
 impl<'w> Trainer<'w> {
@@ -85,6 +88,7 @@ impl<'w> Trainer<'w> {
             grad_shard: vec![],
             halves,
             steps: 0,
+            first_step: vec![],
         })
     }
 
@@ -154,10 +158,9 @@ impl<'w> Trainer<'w> {
         }
         let sent = count_sent.then(|| {
             let log = toolkit::trace::stop();
-            log.iter()
-                .filter(|m| m.sent)
-                .map(|m| m.bytes as usize)
-                .sum()
+            self.first_step = crate::figure::marked(&*self.halves, log);
+            let sends = self.first_step.iter().filter(|m| m.sent);
+            sends.map(|m| m.bytes as usize).sum()
         });
         match self.cfg.stage {
             // ZeRO-1 keeps the whole gradient and frees its shard (Adam is done with it)

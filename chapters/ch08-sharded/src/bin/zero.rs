@@ -11,7 +11,7 @@
 //! sent in one step (counted by the harness's PMPI wrappers) against 2P(N-1)/N x 4.
 
 use ch08::config::{Collectives, Config};
-use ch08::memory::{self, RankRow};
+use ch08::memory::{self, RankRow, Stage};
 use ch08::train::Trainer;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -65,7 +65,7 @@ fn run(world: &SimpleCommunicator, cfg: Config) -> Result<(), String> {
             cfg.common.lr,
             place.threads
         );
-        if cfg.stage != ch08::memory::Stage::Replicated {
+        if cfg.stage != Stage::Replicated {
             for r in 0..n {
                 println!("rank {r}'s shard: {}", t.shard_text(r)?);
             }
@@ -85,6 +85,11 @@ fn run(world: &SimpleCommunicator, cfg: Config) -> Result<(), String> {
             "after {} steps: test accuracy {acc:.1}%; parameters identical on every rank",
             t.steps
         );
+    }
+    // The first step's messages on the ring, as the ranks sent them (stages 1 and 2).
+    if cfg.collectives == Collectives::Ring && cfg.stage != Stage::Replicated && n > 1 {
+        let title = format!("One {} step on the ring", cfg.stage.name());
+        ch08::figure::draw(world, &t.first_step, &title, "ch08/zero-step.svg");
     }
     // Every rank's measured figures to rank 0: held by kind, and sent in the first step.
     let held = t.held();
