@@ -89,7 +89,8 @@ fn run(world: &SimpleCommunicator, cfg: Config) -> Result<(), String> {
     // The first step's messages on the ring, as the ranks sent them (stages 1 and 2).
     if cfg.collectives == Collectives::Ring && cfg.stage != Stage::Replicated && n > 1 {
         let title = format!("One {} step on the ring", cfg.stage.name());
-        ch08::figure::draw(world, &t.first_step, &title, "ch08/zero-step.svg");
+        let file = format!("ch08/zero-step-{}.svg", cfg.stage.number());
+        ch08::figure::draw(world, &t.first_step, &title, &file);
     }
     // Every rank's measured figures to rank 0: held by kind, and sent in the first step.
     let held = t.held();
