@@ -24,6 +24,7 @@ mkdir -p $book/img
 cp "$TARGET_DIR/workbook/ch05-hybrid-bench.svg" $book/img/
 { echo '$ make bench CH=05   # staging_bench';
   cargo run -q --release -p ch05-hybrid --features solution --bin staging_bench 2>&1; } > $book/output/staging_bench.txt
+cp "$TARGET_DIR/workbook/ch05-staging-trace-np2.json" $book/output/
 for t in threads_sharing_a_communicator_get_each_others_messages the_boundary_before_the_unpack_is_caught \
   mpi_from_a_worker_under_funneled_is_named; do
   echo "\$ cargo test -p ch05-hybrid --features solution --test planted_mistakes $t -- --nocapture"

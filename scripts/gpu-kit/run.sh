@@ -6,9 +6,11 @@
 #   bash run.sh --dry [--torch-lib DIR]    (DIR: a CPU LibTorch 2.11 lib folder)
 # It finds the machine's LibTorch and CUDA libraries (python3's torch), uses the kit's Open
 # MPI, and runs: the toolchain smoke test on CUDA tensors; chapter 5's placement and staging
-# tests (tensors on the GPU), its GPU lab and staging benchmark; chapter 6's GPU test and
+# tests (tensors on the GPU), its GPU lab and staging benchmark (pinned host slots,
+# non-blocking copies, the overlap model against the measured time, a Perfetto timeline); chapter 6's GPU test and
 # the trainer with --device cuda at 1, 2 and 4 ranks sharing the GPU (and on the CPU for
-# comparison); chapter 7's pipeline with its stages on the GPU. Every step has a deadline.
+# comparison), and its CNN 8 times wider; the trainer kit's CUDA IPC test (two ranks, device
+# to device); chapter 7's pipeline with its stages on the GPU. Every step has a deadline.
 # Expect: under 8 minutes; RESULTS/report.txt (one line per step, then the figures) and one
 # file per step. With --dry the GPU steps must end in their one-line "no GPU" reason instead.
 set -uo pipefail
@@ -99,6 +101,11 @@ NP=4 step ch06-train-cpu-np4 120 ok "$B/train" --device cpu --epochs 5
 # A batch 16x larger, where the GPU's arithmetic starts to count: one rank, GPU vs all cores.
 NP=1 step ch06-train-b1024-cuda 120 $cuda "$B/train" --device cuda --batch 1024 --epochs 20
 NP=1 step ch06-train-b1024-cpu 120 ok "$B/train" --device cpu --batch 1024 --epochs 20
+# The CNN 8 times wider (--model cnn:8, about 64x the arithmetic): a size a big GPU computes.
+NP=1 step ch06-train-cnn8-cuda 150 $cuda "$B/train" --device cuda --model cnn:8 --batch 1024 --epochs 10
+NP=1 step ch06-train-cnn8-cpu 150 ok "$B/train" --device cpu --model cnn:8 --batch 1024 --epochs 10
+# Device to device between two ranks sharing the GPU (CUDA IPC); the dry run checks the reason.
+step ipc 120 ok "$B/trainer-kit-cuda_ipc" --test-threads=1
 NP=2 step ch07-pipeline-cuda-np2 150 $cuda "$B/pipeline" --device cuda --steps 1500
 NP=4 step ch07-pipeline-cuda-dp2 150 $cuda "$B/pipeline" --device cuda --dp 2 --steps 1500
 
@@ -117,5 +124,12 @@ done
 for f in "$RESULTS"/ch07-pipeline-*.txt; do
   fig "  $(basename "$f" .txt): $(grep -E '^ +[0-9]+ ' "$f" | tail -n 1)"
 done
+# Chapter 5's asynchronous staging: the pinned path (or why it was skipped), the overlap
+# model against the measured times, and each recorded timeline
+# (results/workbook/ch05-staging-trace-np*.json, for ui.perfetto.dev).
+SB=$RESULTS/ch05-staging-bench.txt
+fig "  ch05-staging pinned path: $(grep -m1 -e '^GPU tensors' -e '^no GPU here' "$SB" || echo 'no verdict (see ch05-staging-bench.txt)')"
+fig "  ch05-staging $(grep -m1 '^overlap model' "$SB" || echo 'overlap model: no rows (see ch05-staging-bench.txt)')"
+grep '^NP=' "$SB" | while IFS= read -r line; do fig "  ch05-staging trace $line"; done
 say "gpu-kit check: $([ $FAILED = 0 ] && echo 'every step passed' || echo 'SOME STEPS FAILED') in $(( $(date +%s) - T0 )) s"
 exit $FAILED

@@ -9,7 +9,7 @@
 #[path = "../../chapters/ch05-hybrid/tests/gpu_common/mod.rs"]
 mod gpu_common;
 use ch05::placement::Gpu;
-use ch05::stream::{to_device, Elem, Staging};
+use ch05::stream::{to_device, Staging, TorchElem};
 use gpu_common::{placement_property, staging_property};
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
@@ -53,9 +53,14 @@ fn every_rank_on_gpu_0_is_caught() {
 
 // ANCHOR: unsynchronised
 /// Mistake 2: the pipeline of ex 5.6 without `stream.synchronize()`: MPI is handed a
-/// slot whose copy was started but has not landed. On a GPU this is a race that the
-/// pinned, asynchronous copy loses now and then; the chapter's stream loses it always.
-fn unsynchronised<T: Elem, C: Communicator>(comm: &C, t: &mut Tensor, staging: &mut Staging<T>) {
+/// slot whose copy was started but has not landed. With plain `cudaMemcpyAsync` into
+/// pinned memory this is a race that MPI wins or loses from run to run; the chapter's
+/// stream (CPU or GPU) lands a copy only at `synchronize`, so it loses it always.
+fn unsynchronised<T: TorchElem, C: Communicator>(
+    comm: &C,
+    t: &mut Tensor,
+    staging: &mut Staging<T>,
+) {
     let n = t.numel();
     if n == 0 {
         return;
@@ -69,7 +74,7 @@ fn unsynchronised<T: Elem, C: Communicator>(comm: &C, t: &mut Tensor, staging: &
     let chunks = n.div_ceil(chunk);
     let len_of = |k: usize| chunk.min(n - k * chunk);
     // SAFETY: not kept: MPI reads slot 0 before the copy lands (the planted mistake).
-    unsafe { stream.start_to_host(t, 0, &mut slots[0].send[..len_of(0)]) };
+    unsafe { stream.start_to_host(t, 0, &mut slots[0].send, len_of(0)) };
     for k in 0..chunks {
         // (missing: stream.synchronize())
         let (len, next) = (len_of(k), k + 1);
@@ -84,7 +89,7 @@ fn unsynchronised<T: Elem, C: Communicator>(comm: &C, t: &mut Tensor, staging: &
             );
             if next < chunks {
                 // SAFETY: not kept either (the planted mistake).
-                unsafe { stream.start_to_host(t, next * chunk, &mut other.send[..len_of(next)]) };
+                unsafe { stream.start_to_host(t, next * chunk, &mut other.send, len_of(next)) };
             }
             request.wait();
         });

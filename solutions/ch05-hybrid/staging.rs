@@ -1,7 +1,7 @@
 //! Exercise 5.6: solution. Compiled instead of the stub by `--features solution`
 //! (`make run CH=05 SOLUTION=1`, `cargo test -p ch05-hybrid --features solution`).
 
-use crate::stream::{to_device, Elem, Staging};
+use crate::stream::{to_device, Staging, TorchElem};
 use mpi::collective::SystemOperation;
 use mpi::traits::*;
 use tch::Tensor;
@@ -9,7 +9,7 @@ use tch::Tensor;
 // ANCHOR: staged
 /// Sums the 1-D tensor `t` over all ranks of `comm`, in place, through host memory,
 /// `staging.chunk` elements at a time, copying chunk k+1 in while chunk k is reduced.
-pub fn staged_allreduce<T: Elem, C: Communicator>(
+pub fn staged_allreduce<T: TorchElem, C: Communicator>(
     comm: &C,
     t: &mut Tensor,
     staging: &mut Staging<T>,
@@ -27,7 +27,7 @@ pub fn staged_allreduce<T: Elem, C: Communicator>(
     let chunks = n.div_ceil(chunk);
     let len_of = |k: usize| chunk.min(n - k * chunk);
     // SAFETY: slot 0 is not read until the stream is synchronised below.
-    unsafe { stream.start_to_host(t, 0, &mut slots[0].send[..len_of(0)]) };
+    unsafe { stream.start_to_host(t, 0, &mut slots[0].send, len_of(0)) };
     for k in 0..chunks {
         stream.synchronize(); // chunk k has landed in slot k % 2
         let (len, next) = (len_of(k), k + 1);
@@ -43,7 +43,7 @@ pub fn staged_allreduce<T: Elem, C: Communicator>(
             if next < chunks {
                 // SAFETY: the other slot's allreduce (chunk k-1) has finished, and the
                 // slot is not read until the synchronisation at the top of the next turn.
-                unsafe { stream.start_to_host(t, next * chunk, &mut other.send[..len_of(next)]) };
+                unsafe { stream.start_to_host(t, next * chunk, &mut other.send, len_of(next)) };
             }
             request.wait();
         });

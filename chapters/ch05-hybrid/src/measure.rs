@@ -27,6 +27,23 @@ pub fn seconds_per(world: &SimpleCommunicator, reps: usize, mut body: impl FnMut
     Timing::over_ranks(world, start.elapsed().as_secs_f64() / reps as f64).max
 }
 
+/// Seconds per call of `body` (after one warm-up): each rank's median over `reps` calls,
+/// the slowest rank's. On a machine shared with other work a mean is pulled up by the
+/// calls that lost their core; the median is not.
+pub fn median_per(world: &SimpleCommunicator, reps: usize, mut body: impl FnMut()) -> f64 {
+    body();
+    world.barrier();
+    let mut times: Vec<f64> = (0..reps.max(1))
+        .map(|_| {
+            let start = Instant::now();
+            body();
+            start.elapsed().as_secs_f64()
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    Timing::over_ranks(world, times[times.len() / 2]).max
+}
+
 /// A 1-D f32 tensor of `n` elements on `device`, every element `rank + 1`.
 pub fn tensor(world: &SimpleCommunicator, n: usize, device: Device) -> Tensor {
     Tensor::full(
@@ -45,13 +62,24 @@ pub fn host_allreduce(world: &SimpleCommunicator, n: usize) -> f64 {
     })
 }
 
-/// Ex 5.6 on a tensor of `n` f32 on `device`, in chunks of `chunk` elements.
+/// Ex 5.6 on a tensor of `n` f32 on `device`, in chunks of `chunk` elements (the mean).
 pub fn staged(world: &SimpleCommunicator, n: usize, chunk: usize, device: Device) -> f64 {
+    staged_by(world, (n, chunk, device), false)
+}
+
+/// [`staged`], timed by the median ([`median_per`]) when `median`, else the mean.
+pub fn staged_by(
+    world: &SimpleCommunicator,
+    (n, chunk, device): (usize, usize, Device),
+    median: bool,
+) -> f64 {
     let mut t = tensor(world, n, device);
     let mut staging = Staging::<f32>::new(chunk, n, device).expect("chunk >= 1");
-    seconds_per(world, reps_for(4 * n), || {
-        staged_allreduce(world, &mut t, &mut staging)
-    })
+    let body = || staged_allreduce(world, &mut t, &mut staging);
+    match median {
+        true => median_per(world, reps_for(4 * n), body),
+        false => seconds_per(world, reps_for(4 * n), body),
+    }
 }
 
 /// One-way time of a ping-pong of `n` f32 between ranks 0 and 1 (others wait), from

@@ -6,7 +6,7 @@
 #![allow(unused_variables)] // the stub does not use its arguments yet
 #![allow(unused_imports)] // imported for your answer: unused until you write it
 
-use crate::stream::{to_device, Elem, Staging};
+use crate::stream::{to_device, Staging, TorchElem};
 use mpi::collective::SystemOperation;
 use mpi::traits::*;
 use tch::Tensor;
@@ -18,8 +18,10 @@ use tch::Tensor;
 /// For each chunk k: its copy to the host must have landed (`staging.stream`) before MPI
 /// gets the buffer; then start the allreduce of chunk k (`immediate_all_reduce_into`
 /// inside `mpi::request::scope`) and, while it runs, start the copy of chunk k+1 into
-/// the *other* slot; wait; copy the result back with `to_device`.
-pub fn staged_allreduce<T: Elem, C: Communicator>(
+/// the *other* slot (`stream.start_to_host(t, offset, &mut slot.send, len)`: it runs on
+/// the stream's copy thread, or the GPU's copy engine, while this thread goes on); wait;
+/// copy the result back with `to_device`.
+pub fn staged_allreduce<T: TorchElem, C: Communicator>(
     comm: &C,
     t: &mut Tensor,
     staging: &mut Staging<T>,

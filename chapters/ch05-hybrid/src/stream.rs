@@ -4,38 +4,47 @@
 //! the host learns that it landed only by synchronising. MPI knows nothing of streams: a
 //! buffer handed to MPI before the stream was synchronised may still hold old bytes.
 //!
-//! [`CopyStream`] gives a CPU machine the same rules, at their strictest: a copy started
-//! with [`CopyStream::start_to_host`] lands only at [`CopyStream::synchronize`]. So a
+//! [`CopyStream`] really copies while the caller goes on (MPI included), and gives the
+//! rule at its strictest: a copy started with [`CopyStream::start_to_host`] lands, that
+//! is becomes what the [`HostBuf`] shows, only at [`CopyStream::synchronize`]. So a
 //! missing synchronisation gives a wrong answer on every run, here and in CI, instead of
-//! now and then on a GPU. The copy back ([`to_device`]) is synchronous, as the chapter's
-//! code uses it.
+//! now and then on a GPU.
+//! - On the CPU, a copy thread ([`crate::copier`]) copies into the buffer's second half
+//!   while the rank thread runs MPI; `synchronize` waits for it and swaps the halves.
+//! - On a GPU, the copy is issued non-blocking (`to_device_(Cpu, .., non_blocking: true,
+//!   ..)`: LibTorch gives it a page-locked (pinned) landing buffer from its pinned-memory
+//!   cache, and the GPU's copy engine moves the bytes by DMA); `synchronize` waits for
+//!   the device and swaps the landed buffer in.
+//!
+//! The copy back ([`to_device`]) is synchronous, as the chapter's code uses it.
+//!
+//! Run its checks: `cargo test -p ch05-hybrid --test staging`.
 
-use mpi::datatype::Equivalence;
+use crate::copier::{Copier, Job};
+pub use crate::host_buf::{HostBuf, TorchElem};
+use crate::staging_trace;
+use std::time::Instant;
 use tch::{Device, Kind, Tensor};
 
-/// An element type that both LibTorch and MPI know: f32, f64, i32, i64.
-pub trait Elem: tch::kind::Element + Equivalence + Copy + Default + Send + 'static {}
-impl Elem for f32 {}
-impl Elem for f64 {}
-impl Elem for i32 {}
-impl Elem for i64 {}
-
-/// One pending copy: `len` elements of `src` (a 1-D view) into host memory at `dst`.
-struct Pending<T> {
-    src: Tensor,
-    dst: *mut T,
-    len: usize,
+/// One copy in flight: which buffer it lands in, and (on a GPU) the landing tensor and
+/// when it was issued.
+struct Pending<T: TorchElem> {
+    dst: *mut HostBuf<T>,
+    gpu_landing: Option<(Tensor, Instant)>,
 }
 
 // ANCHOR: stream
-/// A queue of device-to-host copies that land when the stream is synchronised.
-pub struct CopyStream<T: Elem> {
+/// A queue of device-to-host copies that run while the caller goes on, and land when
+/// the stream is synchronised.
+pub struct CopyStream<T: TorchElem> {
     pending: Vec<Pending<T>>,
     /// The GPU whose work [`synchronize`](Self::synchronize) waits for, if any.
     gpu: Option<usize>,
+    /// The copy thread (CPU tensors only; started at the first copy).
+    copier: Option<Copier>,
 }
 
-impl<T: Elem> CopyStream<T> {
+impl<T: TorchElem> CopyStream<T> {
     /// A stream for tensors on `device`.
     pub fn new(device: Device) -> Self {
         let gpu = match device {
@@ -45,38 +54,73 @@ impl<T: Elem> CopyStream<T> {
         CopyStream {
             pending: vec![],
             gpu,
+            copier: None,
         }
     }
 
-    /// Starts copying `dst.len()` elements of the 1-D tensor `t`, from element `offset`,
-    /// into `dst`. Returns at once; the data is in `dst` only after [`synchronize`].
+    /// Starts copying `len` elements of the 1-D tensor `t`, from element `offset`, into
+    /// `dst`. Returns at once; `dst[..len]` holds them only after [`synchronize`].
     ///
     /// # Safety
-    /// As with `cudaMemcpyAsync`: `dst` must stay alive and in place, and nobody may read
-    /// or write it (MPI included), until the next [`synchronize`] returns.
+    /// As with `cudaMemcpyAsync`: `dst` must stay alive and in place, and nobody may
+    /// write `t[offset..offset + len]` or use `dst` for another copy, until the next
+    /// [`synchronize`] returns.
     ///
     /// [`synchronize`]: Self::synchronize
-    pub unsafe fn start_to_host(&mut self, t: &Tensor, offset: usize, dst: &mut [T]) {
+    pub unsafe fn start_to_host(
+        &mut self,
+        t: &Tensor,
+        offset: usize,
+        dst: &mut HostBuf<T>,
+        len: usize,
+    ) {
         check_kind::<T>(t);
-        let src = t.narrow(0, offset as i64, dst.len() as i64);
-        self.pending.push(Pending {
-            src,
-            dst: dst.as_mut_ptr(),
-            len: dst.len(),
-        });
+        assert!(
+            len <= dst.capacity(),
+            "a copy of {len} elements into a buffer of {}",
+            dst.capacity()
+        );
+        let src = t.narrow(0, offset as i64, len as i64);
+        let gpu_landing = match self.gpu {
+            Some(_) => Some((
+                src.to_device_(Device::Cpu, T::KIND, true, false),
+                Instant::now(),
+            )),
+            None => {
+                let into = dst.take_back();
+                self.copier
+                    .get_or_insert_with(Copier::spawn)
+                    .submit(Job { src, into });
+                None
+            }
+        };
+        self.pending.push(Pending { dst, gpu_landing });
     }
 
     /// Waits until every copy started so far has landed (`cudaStreamSynchronize`).
     pub fn synchronize(&mut self) {
+        let began = Instant::now();
         if let Some(gpu) = self.gpu {
             tch::Cuda::synchronize(gpu as i64);
         }
+        let landed = Instant::now();
         for p in self.pending.drain(..) {
-            // SAFETY: the caller of `start_to_host` promised that `dst` is alive, in
-            // place and untouched until now.
-            let dst = unsafe { std::slice::from_raw_parts_mut(p.dst, p.len) };
-            p.src.copy_data(dst, p.len);
+            // SAFETY: the caller of `start_to_host` promised that `dst` is alive and in
+            // place until now.
+            let dst = unsafe { &mut *p.dst };
+            match p.gpu_landing {
+                Some((landing, issued)) => {
+                    staging_trace::copied(issued, landed);
+                    dst.land(landing);
+                }
+                None => {
+                    let done = self.copier.as_ref().expect("copier").wait_one();
+                    staging_trace::copied(done.start, done.end);
+                    dst.land(done.into);
+                }
+            }
         }
+        staging_trace::synchronized(began, Instant::now());
     }
 
     /// Copies started and not yet landed.
@@ -88,17 +132,19 @@ impl<T: Elem> CopyStream<T> {
 
 /// Copies `src` into the 1-D tensor `t` from element `offset` (host to device; returns
 /// when the data is there).
-pub fn to_device<T: Elem>(t: &mut Tensor, offset: usize, src: &[T]) {
+pub fn to_device<T: TorchElem>(t: &mut Tensor, offset: usize, src: &[T]) {
     check_kind::<T>(t);
     if src.is_empty() {
         return;
     }
+    let began = Instant::now();
     let from = Tensor::from_slice(src).to_device(t.device());
     let mut view = t.narrow(0, offset as i64, src.len() as i64);
     tch::no_grad(|| view.copy_(&from));
+    staging_trace::copied_back(began, Instant::now());
 }
 
-fn check_kind<T: Elem>(t: &Tensor) {
+fn check_kind<T: TorchElem>(t: &Tensor) {
     assert_eq!(
         t.kind(),
         T::KIND,
@@ -115,9 +161,10 @@ fn check_kind<T: Elem>(t: &Tensor) {
 
 // ANCHOR: slots
 /// One host buffer pair: what MPI sends from and receives into.
-pub struct Slot<T> {
-    /// The chunk copied from the device, handed to MPI as the send buffer.
-    pub send: Vec<T>,
+pub struct Slot<T: TorchElem> {
+    /// The chunk copied from the device, handed to MPI as the send buffer (pinned on a
+    /// GPU node).
+    pub send: HostBuf<T>,
     /// MPI's result for that chunk, copied back to the device.
     pub recv: Vec<T>,
 }
@@ -125,7 +172,7 @@ pub struct Slot<T> {
 /// Host memory for a staged allreduce in chunks of `chunk` elements: two slots (double
 /// buffering: chunk k+1 is copied into one while chunk k is reduced from the other) and
 /// the stream that fills them.
-pub struct Staging<T: Elem> {
+pub struct Staging<T: TorchElem> {
     /// Elements per chunk (at least 1).
     pub chunk: usize,
     /// The two buffer pairs, `chunk` elements each.
@@ -134,7 +181,7 @@ pub struct Staging<T: Elem> {
     pub stream: CopyStream<T>,
 }
 
-impl<T: Elem> Staging<T> {
+impl<T: TorchElem> Staging<T> {
     /// Host buffers for chunks of `chunk` elements of tensors on `device` (at most
     /// `len` elements are ever needed: a chunk larger than the tensor is cut to it).
     pub fn new(chunk: usize, len: usize, device: Device) -> Result<Self, String> {
@@ -147,7 +194,7 @@ impl<T: Elem> Staging<T> {
         }
         let n = chunk.min(len);
         let slot = || Slot {
-            send: vec![T::default(); n],
+            send: HostBuf::new(n, device),
             recv: vec![T::default(); n],
         };
         Ok(Staging {
@@ -160,6 +207,6 @@ impl<T: Elem> Staging<T> {
 // ANCHOR_END: slots
 
 /// The kind of a tensor of `T`, for tests and labs.
-pub fn kind_of<T: Elem>() -> Kind {
+pub fn kind_of<T: TorchElem>() -> Kind {
     T::KIND
 }

@@ -52,3 +52,28 @@ fn given_staging_refuses_a_chunk_of_zero() {
     let refused = ch05::stream::Staging::<f32>::new(0, 10, tch::Device::Cpu);
     assert!(refused.is_err_and(|why| why.contains("at least 1")));
 }
+
+#[test]
+fn given_stream_copies_beside_the_caller_and_lands_only_at_synchronize() {
+    use ch05::staging_trace::{self, COPIER};
+    use ch05::stream::{CopyStream, HostBuf};
+    use tch::{Device, Kind, Tensor};
+    let t = Tensor::arange(1000, (Kind::Float, Device::Cpu)) + 1.0;
+    let mut buf = HostBuf::<f32>::new(1000, Device::Cpu);
+    let mut stream = CopyStream::<f32>::new(Device::Cpu);
+    staging_trace::start();
+    // SAFETY: `buf` is not read, nor `t` written, before the synchronisation.
+    unsafe { stream.start_to_host(&t, 0, &mut buf, 1000) };
+    assert_eq!(stream.in_flight(), 1);
+    std::thread::sleep(std::time::Duration::from_millis(20)); // time enough to copy
+    assert!(
+        buf.iter().all(|&x| x == 0.0),
+        "a copy showed before synchronize"
+    );
+    stream.synchronize();
+    assert_eq!((buf[0], buf[999], stream.in_flight()), (1.0, 1000.0, 0));
+    let spans = staging_trace::stop();
+    let copies: Vec<_> = spans.iter().filter(|s| s.track == COPIER).collect();
+    assert_eq!(copies.len(), 1, "{spans:?}");
+    assert_eq!(copies[0].name, "copy 0");
+}

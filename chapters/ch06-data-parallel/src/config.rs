@@ -50,7 +50,7 @@ pub enum Backend {
 #[command(about = "Data-parallel training on the UCI digits or MNIST \
              (under mpirun, or re-launched with NP ranks, default 4)")]
 pub struct Config {
-    /// The model: mlp, cnn or deep-mlp[:N]
+    /// The model: mlp, cnn, cnn:K (K times wider, for a GPU) or deep-mlp[:N]
     #[arg(long, value_name = "MODEL", value_parser = ModelKind::parse, default_value = "cnn")]
     pub model: ModelKind,
     /// MNIST idx files in DIR [default: the shipped UCI digits]

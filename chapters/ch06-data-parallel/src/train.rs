@@ -3,7 +3,7 @@
 //! Start: each rank builds the model with its own seed, then rank 0's parameters are
 //! broadcast (ex 6.2) and checked identical (`flat::check_identical`), or restored from a
 //! checkpoint (ex 6.7) and checked again. Each step: this rank's batch (ex 6.3) ->
-//! forward -> backward -> gradient sync (ex 6.4, 6.5, or overlapped) -> SGD step; rank 0
+//! forward -> backward -> gradient sync (ex 6.4, 6.5, or overlapped; none at one rank) -> SGD step; rank 0
 //! saves a checkpoint every K steps (ex 6.6). Used by `src/bin/train.rs` and the tests.
 
 use crate::batches::Sampler;
@@ -64,9 +64,11 @@ impl<'c> Trainer<'c> {
         place: Placement,
     ) -> Result<Self, String> {
         let (rank, ranks) = (comm.rank() as usize, comm.size() as usize);
+        // The model is built on the CPU, then moved: a GPU's generator draws other numbers.
         tch::manual_seed(cfg.common.seed as i64 + rank as i64); // different on purpose: rank 0 wins
-        let vs = nn::VarStore::new(place.device);
+        let mut vs = nn::VarStore::new(Device::Cpu);
         let model = model::build(&vs.root(), cfg.model, data.train.image_size());
+        vs.set_device(place.device);
         let mut named: Vec<(String, Tensor)> = vs.variables().into_iter().collect();
         named.sort_by(|a, b| a.0.cmp(&b.0));
         let (names, mut params): (Vec<String>, Vec<Tensor>) = named.into_iter().unzip();
@@ -148,10 +150,13 @@ impl<'c> Trainer<'c> {
         loss.backward();
         let start = Instant::now();
         let mut grads: Vec<Tensor> = self.params.iter().map(Tensor::grad).collect();
+        // One rank has nobody to agree with: no copies, no allreduce (the sum of one is itself).
+        let alone = self.comm.size() == 1;
         match (
             self.cfg.sync,
             self.cfg.cuda_aware && self.device != Device::Cpu,
         ) {
+            _ if alone => {}
             (_, true) => grads
                 .iter_mut()
                 .for_each(|g| allreduce_device_tensor(self.comm, g)),
@@ -166,7 +171,7 @@ impl<'c> Trainer<'c> {
                 allreduce_overlapped(self.comm, &mut grads, &self.buckets, &mut self.overlap)
             }
         }
-        if self.cfg.cuda_aware && self.device != Device::Cpu {
+        if self.cfg.cuda_aware && self.device != Device::Cpu && !alone {
             let ranks = self.comm.size() as f64;
             tch::no_grad(|| {
                 grads.iter_mut().for_each(|g| {

@@ -35,6 +35,8 @@ pub mod schedules;
 // [`executor`] (ex 7.5), [`grid`] (ex 7.6).
 pub mod addition;
 pub mod choose;
+/// How many micro-batches: a model of a step from one micro-batch's costs.
+pub mod micro_model;
 pub mod greedy;
 pub use trainer_kit::optim;
 pub mod pipe_ckpt;

@@ -52,7 +52,8 @@ fn seed_of(seed: u64, name: &str) -> i64 {
 // ANCHOR: build
 impl StageModel {
     /// Builds blocks `blocks` of a model of `shape` (plus `embed` on the first stage and
-    /// `head` on the last), initialised from `seed`, on `device`.
+    /// `head` on the last), initialised from `seed` (on the CPU, whatever `device`), on
+    /// `device`.
     pub fn new(
         shape: Shape,
         blocks: Range<usize>,
@@ -61,7 +62,9 @@ impl StageModel {
         seed: u64,
         device: Device,
     ) -> StageModel {
-        let vs = nn::VarStore::new(device);
+        // Built on the CPU, then moved: a GPU's random generator draws other numbers from
+        // the same seed, so a stage built on the device would start from another model.
+        let vs = nn::VarStore::new(Device::Cpu);
         let root = vs.root();
         let c = nn::LinearConfig::default();
         let w = shape.width;
@@ -85,6 +88,7 @@ impl StageModel {
         let head = last.then(|| make("head", w, shape.task.answer_digits() * 10));
         let mut vs = vs;
         vs.double();
+        vs.set_device(device);
         let mut named: Vec<(String, Tensor)> = vs.variables().into_iter().collect();
         named.sort_by(|a, b| order(&a.0).cmp(&order(&b.0)));
         let (names, params) = named.into_iter().unzip();

@@ -8,6 +8,8 @@
 //!   that names the model, and the byte writer and reader of the bodies;
 //! - [`optim`]: SGD, SGD with momentum and Adam over lists of tensors (a flat buffer is a
 //!   list of one), with their state in the open so that it can be checkpointed;
+//! - [`cuda_ipc`]: GPU memory from one rank to another of its node without the host (CUDA
+//!   IPC handles exchanged over MPI), where LibTorch's CUDA build is loaded;
 //! - [`place`]: the cores this rank may use (its CPU affinity), its device and its threads;
 //! - [`fault`]: a rank killed on purpose mid-training, and the test that the job ends;
 //! - [`rng`]: SplitMix64, the same random numbers on every rank;
@@ -18,6 +20,7 @@
 
 pub mod ckpt;
 pub mod cli;
+pub mod cuda_ipc;
 pub mod fault;
 pub mod optim;
 pub mod place;

@@ -83,6 +83,11 @@ pub fn place(
         DeviceChoice::Auto | DeviceChoice::Cuda if gpus > 0 => Device::Cuda(local_rank % gpus),
         _ => Device::Cpu,
     };
+    if let (Device::Cuda(_), Some(warning)) = (device, gpu_sharing(local_ranks, gpus)) {
+        if local_rank == 0 {
+            eprintln!("{warning}");
+        }
+    }
     let cores = rank_cores(local_ranks);
     let threads = threads.unwrap_or(cores).max(1);
     tch::set_num_threads(threads as i32);
@@ -96,9 +101,36 @@ pub fn place(
 }
 // ANCHOR_END: place
 
+/// The one-line warning when the `local_ranks` ranks of a node share its `gpus` GPUs: their
+/// kernels take turns on each GPU and every gradient goes through the host, so one rank per
+/// GPU is faster. `None` when each rank has a GPU of its own (or there is none).
+pub fn gpu_sharing(local_ranks: usize, gpus: usize) -> Option<String> {
+    (gpus > 0 && local_ranks > gpus).then(|| {
+        let per_gpu = local_ranks.div_ceil(gpus);
+        format!(
+            "warning: {local_ranks} ranks share {gpus} GPU(s) on this node (up to {per_gpu} \
+             per GPU): their kernels take turns; for speed run one rank per GPU (NP={gpus} \
+             per node)"
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ranks_sharing_a_gpu_are_warned() {
+        assert_eq!(gpu_sharing(1, 1), None);
+        assert_eq!(gpu_sharing(4, 0), None); // no GPU: nothing shared
+        assert_eq!(gpu_sharing(8, 8), None);
+        let w = gpu_sharing(4, 1).unwrap();
+        assert!(
+            w.contains("4 ranks share 1 GPU(s)") && w.contains("NP=1"),
+            "{w}"
+        );
+        assert!(gpu_sharing(3, 2).unwrap().contains("up to 2 per GPU"));
+    }
 
     #[test]
     fn bound_ranks_keep_their_cores_and_unbound_ranks_share_the_node() {

@@ -56,6 +56,7 @@ pub mod lockstep;
 pub mod ops;
 pub mod outcome;
 pub mod panics;
+pub mod perfetto;
 pub mod plot;
 pub mod rank_exits;
 pub mod report;

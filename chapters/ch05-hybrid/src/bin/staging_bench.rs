@@ -4,21 +4,32 @@
 //! Run: `make bench CH=05` (release build, the solutions). Started without mpirun this
 //! program is the driver: it runs itself under mpirun at NP = 2 and 4 (`toolkit::bench`)
 //! and collects one row per (NP, size, chunk).
-//! Expect: on a GPU node, chunked staging faster than whole staging from 16 MiB (the
-//! copy of chunk k+1 hides behind the allreduce of chunk k). Without a GPU the tensors
-//! are CPU tensors and the "copies" are memcpys: the table measures the host path only
-//! and says that the GPU figure is not measured here. `target/workbook/ch05-staging.csv`.
+//! Times are medians over the repetitions (robust to a shared machine's preemptions).
+//! Each chunked row also prices the pipeline from its parts measured alone, in turns
+//! with it (one chunk's copy to the host; one chunk's allreduce and copy back),
+//! `fill + (chunks - 1) · max(copy, comm) + drain` (`overlap_check::Overlap`), and gives
+//! measured / that model: near 1 when the copy thread (CPU) or the copy engine (GPU)
+//! really runs beside MPI and nothing else gets in the way.
+//! One run per NP (16 MiB, 1 MiB chunks) is recorded on rank 0 and written as a Perfetto
+//! timeline, `target/workbook/ch05-staging-trace-np{NP}.json`, with the time the copies
+//! overlapped the rank thread's work.
+//! Without a GPU the tensors are CPU tensors and the copies are memcpys on the stream's
+//! copy thread: the table says that the GPU figure is not measured here.
+//! `target/workbook/ch05-staging.csv`.
 
 use ch05::gpu_node::visible_gpus;
-use ch05::measure::{measure_links, staged};
+use ch05::measure::{measure_links, reps_for, staged_by};
+use ch05::overlap_check::{overlap_check, traced};
 use ch05::staging_model::{best_chunk, pipelined, whole};
+use ch05::staging_trace::{self, COPIER, RANK};
 use mpi::traits::*;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 use tabled::Tabled;
 use tch::Device;
 use toolkit::bench::{self, at_rank_counts, print_row};
-use toolkit::report::print_and_save;
+use toolkit::perfetto::{overlap, Span};
+use toolkit::report::{print_and_save, write_file};
 
 const SIZES_MIB: [usize; 2] = [16, 64];
 const NPS: [u32; 2] = [2, 4];
@@ -37,8 +48,14 @@ struct Row {
     measured: String,
     #[tabled(rename = "vs whole")]
     speedup: String,
-    #[tabled(rename = "model")]
+    #[tabled(rename = "model (ex 5.7)")]
     model: String,
+    #[tabled(rename = "copy | comm, per chunk")]
+    parts: String,
+    #[tabled(rename = "overlap model")]
+    overlap_model: String,
+    #[tabled(rename = "measured / overlap model")]
+    ratio: String,
 }
 
 /// One measurement, as rank 0 prints it (`ROW {json}`).
@@ -53,6 +70,42 @@ struct Measured {
     is_best: bool,
     /// The buffers were GPU tensors (else CPU tensors: the host path only).
     on_gpu: bool,
+    /// `fill + (chunks - 1) · max(copy, comm) + drain` from the parts measured alone
+    /// (0 for the whole buffer).
+    overlap_seconds: f64,
+    /// One chunk's copy and one chunk's allreduce + copy back, each measured alone (s).
+    parts: (f64, f64),
+    /// The host slots MPI read were page-locked (pinned): true on a GPU.
+    pinned: bool,
+}
+
+/// What rank 0's recorded run shows (`TRACE {json}` is not needed: one line of text).
+fn trace_line(np: usize, spans: &[Span]) -> String {
+    let work: Vec<Span> = spans
+        .iter()
+        .filter(|s| s.track == COPIER || !s.name.starts_with("wait"))
+        .cloned()
+        .collect();
+    let copying: f64 = work
+        .iter()
+        .filter(|s| s.track == COPIER)
+        .map(|s| s.end - s.start)
+        .sum();
+    let hidden = overlap(&work, COPIER, RANK);
+    let total = spans.iter().map(|s| s.end).fold(0.0, f64::max);
+    let name = format!("ch05-staging-trace-np{np}.json");
+    let title = format!("staged allreduce, 16 MiB in 1 MiB chunks, rank 0 of {np}");
+    let path = write_file(&name, &staging_trace::to_json(&title, spans)).expect("write the trace");
+    format!(
+        "NP={np}: timeline {} ({} spans, {:.2} ms): the copies to the host took {:.2} ms, of \
+         which {:.2} ms ({:.0}%) ran while the rank thread ran MPI or copied back",
+        path.file_name().unwrap_or_default().to_string_lossy(),
+        spans.len(),
+        total * 1e3,
+        copying * 1e3,
+        hidden * 1e3,
+        100.0 * hidden / copying.max(1e-12)
+    )
 }
 
 /// On every rank: measure; rank 0 prints a [`Measured`] per (size, chunk).
@@ -66,6 +119,13 @@ fn child() {
         Device::Cpu
     };
     let m = measure_links(&world, dev);
+    let spans = traced(&world, (16 << 20) / 4, (1 << 20) / 4, dev);
+    if world.rank() == 0 {
+        println!("TRACE {}", trace_line(world.size() as usize, &spans));
+        for line in staging_trace::to_text(&spans, 96).lines() {
+            println!("TRACE {line}");
+        }
+    }
     let p = world.size() as usize;
     for mib in SIZES_MIB {
         let bytes = mib << 20;
@@ -73,11 +133,22 @@ fn child() {
         let mut chunks = vec![bytes, FIXED_CHUNK, best];
         chunks.dedup();
         for (i, &chunk) in chunks.iter().enumerate() {
-            let secs = staged(&world, bytes / 4, (chunk / 4).max(1), dev);
+            let case = (bytes / 4, (chunk / 4).max(1), dev);
+            let rounds = reps_for(bytes).max(5);
+            let (secs, parts) = if chunk == bytes {
+                (staged_by(&world, case, true), None)
+            } else {
+                let (secs, o) = overlap_check(&world, case, rounds);
+                (secs, Some(o))
+            };
             let model = if chunk == bytes {
                 whole(&m, p, bytes)
             } else {
                 pipelined(&m, p, bytes, chunk)
+            };
+            let (overlap_seconds, parts) = match parts {
+                None => (0.0, (0.0, 0.0)),
+                Some(o) => (o.model(), (o.copy, o.comm)),
             };
             if world.rank() == 0 {
                 print_row(&Measured {
@@ -88,6 +159,9 @@ fn child() {
                     model_seconds: model,
                     is_best: i + 1 == chunks.len() && chunk != bytes,
                     on_gpu: dev != Device::Cpu,
+                    overlap_seconds,
+                    parts,
+                    pinned: ch05::stream::HostBuf::<f32>::new(1, dev).is_pinned(),
                 });
             }
         }
@@ -99,17 +173,26 @@ fn main() {
         return child();
     }
     let mut rows = vec![];
-    let mut on_gpu = false;
+    let (mut on_gpu, mut pinned) = (false, false);
+    let mut traces = vec![];
+    let mut within = vec![];
     for (np, lines) in at_rank_counts(&NPS, Duration::from_secs(300)) {
         let measured =
             bench::rows::<Measured>(&lines).unwrap_or_else(|e| panic!("staging_bench: {e}"));
         on_gpu |= measured.iter().any(|r| r.on_gpu);
+        pinned |= measured.iter().any(|r| r.pinned);
         if measured.is_empty() {
             panic!(
                 "staging_bench: the {np}-rank run printed no ROW lines:\n{}",
                 lines.join("\n")
             );
         }
+        traces.extend(
+            lines
+                .iter()
+                .filter_map(|l| l.strip_prefix("TRACE "))
+                .map(String::from),
+        );
         let mut whole_s = 0.0;
         for r in measured {
             let (mib, chunk, secs, model) = (r.mib, r.chunk_bytes, r.seconds, r.model_seconds);
@@ -127,15 +210,49 @@ fn main() {
                 measured: format!("{:.2} ms", secs * 1e3),
                 speedup: format!("{:.2}x", whole_s / secs),
                 model: format!("{:.2} ms", model * 1e3),
+                parts: match r.parts {
+                    (0.0, 0.0) => "-".into(),
+                    (c, a) => format!("{:.3} | {:.3} ms", c * 1e3, a * 1e3),
+                },
+                overlap_model: match r.overlap_seconds {
+                    0.0 => "-".into(),
+                    o => format!("{:.2} ms", o * 1e3),
+                },
+                ratio: match r.overlap_seconds {
+                    0.0 => "-".into(),
+                    o => {
+                        within.push((secs / o - 1.0).abs() <= 0.25);
+                        format!("{:.2}", secs / o)
+                    }
+                },
             });
         }
     }
     print_and_save(&rows, "ch05-staging.csv").expect("write the CSV");
-    if !on_gpu {
+    println!(
+        "load average at the end: {:.1} on {} cores",
+        bench::load_average(),
+        toolkit::report::host_cores()
+    );
+    let ok = within.iter().filter(|&&w| w).count();
+    println!(
+        "overlap model: {ok} of {} chunked rows within 25% of the measured time",
+        within.len()
+    );
+    for t in &traces {
+        println!("{t}");
+    }
+    if on_gpu {
+        println!(
+            "GPU tensors: copies issued non-blocking into page-locked memory; host slots \
+             pinned: {pinned}"
+        );
+    } else {
         println!(
             "no GPU here: these are CPU tensors staged through the same code (the copies are \
-             memcpys). The GPU figure (target: chunked faster than whole from 16 MiB) is not \
-             measured here."
+             memcpys on the stream's copy thread); the pinned, non-blocking GPU path is \
+             skipped (no CUDA device). The GPU figure (target: chunked faster than whole \
+             from 16 MiB) is not measured here."
         );
     }
 }

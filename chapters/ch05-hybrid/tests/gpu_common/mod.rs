@@ -3,7 +3,7 @@
 #![allow(dead_code)] // each test file uses a part
 
 use ch05::placement::Gpu;
-use ch05::stream::{Elem, Staging};
+use ch05::stream::{Staging, TorchElem};
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -197,7 +197,7 @@ fn data_of(case: &StageCase, rank: i32) -> (Vec<i64>, Vec<f32>) {
     (ints, floats)
 }
 
-fn stage_one<T: Elem + toolkit::elem::Elem>(
+fn stage_one<T: TorchElem>(
     world: &SimpleCommunicator,
     stage: StageFn<T>,
     case: &StageCase,
