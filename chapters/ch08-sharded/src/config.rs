@@ -29,7 +29,7 @@ pub struct Config {
     /// 0: plain data parallelism; 1: ZeRO-1 (Adam's state sharded); 2: ZeRO-2 (gradients too)
     #[arg(long, value_name = "0|1|2", value_parser = one_of("--stage", STAGES), default_value = "2")]
     pub stage: Stage,
-    /// Chapter 6's model: mlp, cnn or deep-mlp[:N]
+    /// Chapter 6's model: mlp, cnn, cnn:K or deep-mlp[:N]
     #[arg(long, value_name = "MODEL", value_parser = ModelKind::parse, default_value = "cnn")]
     pub model: ModelKind,
     /// ring: chapter 3's halves (their bytes counted); mpi: MPI's own collectives
