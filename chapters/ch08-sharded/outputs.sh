@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Chapter 08's captures for the book beyond its lab's output: the lab's traced figure, its
+# --help, stages 0 and 1 at 4 ranks, the bytes per rank against N, and the planted mistakes.
+# `make outputs CH=08` runs the lab, then this script from the repository root
+# (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.
+set -euo pipefail
+TARGET_DIR=${TARGET_DIR:-target}
+book=book/src/ch08-sharded
+# The figure the lab's run (make outputs ran it just before) drew from its traced messages.
+mkdir -p $book/img
+cp "$TARGET_DIR/workbook/ch08/zero-step-2.svg" $book/img/
+zero() { cargo run -q --release -p ch08-sharded --features solution --bin zero -- "$@"; }
+{ echo '$ cargo run --release -p ch08-sharded --features solution --bin zero -- --help';
+  zero --help; } > $book/output/zero-help.txt
+for s in 0 1; do
+  { echo "\$ NP=4 cargo run --release -p ch08-sharded --features solution --bin zero -- --stage $s --epochs 1";
+    NP=4 zero --stage $s --epochs 1 2>&1; } > $book/output/zero-stage$s.txt
+done
+cp "$TARGET_DIR/workbook/ch08/zero-step-1.svg" $book/img/   # the stage 1 run's figure
+# Rank 0's row of the lab's table, for every stage at N = 1, 2, 4, 8 (one step each).
+{ echo '$ for N in 1 2 4 8; do for s in 0 1 2; do NP=$N cargo run --release -p ch08-sharded --features solution --bin zero -- --stage $s --max-steps 1 --quiet; done; done   # rank 0 of each'
+  printf '%-9s %2s %10s %10s %12s %12s %14s\n' stage N 'held B' 'formula B' 'held-formula' 'sent/step B' '2P(N-1)/N x 4'
+  for n in 1 2 4 8; do
+    for s in 0 1 2; do
+      out=$(NP=$n zero --stage $s --max-steps 1 --quiet 2>&1)
+      name=$(echo "$out" | sed -n 's/^zero: stage [0-9] (\([^)]*\)).*/\1/p')
+      echo "$out" | grep '^│ 0 ' | awk -F'│' -v s="$name" -v n=$n '{
+        gsub(/ /, "", $6); gsub(/ /, "", $7); gsub(/ /, "", $8); gsub(/ /, "", $9); gsub(/ /, "", $10);
+        printf "%-9s %2s %10s %10s %12s %12s %14s\n", s, n, $6, $7, $8, $9, $10 }'
+    done
+  done; } > $book/output/memory.txt
+# The planted mistakes: what the learner sees of each, one file per mistake.
+cmd='$ cargo test -p ch08-sharded --features solution --test planted_mistakes -- --nocapture'
+said=$(cargo test -q -p ch08-sharded --features solution --test planted_mistakes -- --nocapture 2>&1 \
+  | sed 's/^[.i]*//; s/^rank [0-9]* | //' | sort -u)
+for pair in 'padding:^P = ' 'average:^rank 0 says: .*not divided' 'whole:^rank 0: panicked at .*Adam was given'; do
+  { echo "$cmd"; echo "$said" | grep -E "${pair#*:}"; } > $book/output/planted-${pair%%:*}.txt
+done
+echo "outputs: wrote img/zero-step-1.svg, img/zero-step-2.svg, zero-help.txt, zero-stage0.txt, zero-stage1.txt, memory.txt and planted-*.txt in $book/"

@@ -1,0 +1,152 @@
+//! Lab: sharded data parallelism. Trains chapter 6's CNN on the UCI digits with Adam at
+//! `--stage 0` (plain data parallelism), `1` (ZeRO-1) or `2` (ZeRO-2, the default), on NP
+//! ranks (default 4), and shows what each rank holds and sends.
+//!
+//! Run: `make run CH=08 SOLUTION=1` (or `cargo run --release -p ch08-sharded --features
+//! solution --bin zero -- --stage 1`; `-- --help` for the flags). Expect: a header (P, S,
+//! the padding), one line per epoch (the train loss over all ranks), the test accuracy
+//! (about 90% or more after 3 epochs), the check that every rank ends with identical
+//! parameters, then one table row per rank: bytes held (parameters, gradients, Adam's m
+//! and v, measured from the trainer's buffers) against the stage's formula, and bytes
+//! sent in one step (counted by the harness's PMPI wrappers) against 2P(N-1)/N x 4.
+
+use ch08::config::{Collectives, Config};
+use ch08::memory::{self, RankRow, Stage};
+use ch08::train::Trainer;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+
+fn main() {
+    // Bad flags: one line, before MPI even starts (no rank has communicated yet).
+    let cfg: Config = trainer_kit::cli::from_command_line();
+    let universe = toolkit::init();
+    let world = universe.world();
+    let code = match run(&world, cfg) {
+        Ok(()) => 0,
+        Err(why) => {
+            if world.rank() == 0 {
+                eprintln!("zero: {why}");
+            }
+            1
+        }
+    };
+    drop(world);
+    drop(universe);
+    std::process::exit(code);
+}
+
+fn run(world: &SimpleCommunicator, cfg: Config) -> Result<(), String> {
+    let split = ch06::data::digits()?;
+    let place = trainer_kit::place::place(world, cfg.common.device, cfg.common.threads);
+    let mut t = Trainer::new(world, cfg.clone(), split.train.image_size())?;
+    let (root, n) = (world.rank() == 0, world.size() as usize);
+    let l = t.layout.clone();
+    ch06::flat::check_identical(world, &t.flat.params, "at the start")?;
+    if root {
+        println!(
+            "zero: stage {} ({}) on {n} ranks, model {}: P = {} parameters, S = {} per rank, \
+             padding {} (N*S = {})",
+            cfg.stage.number(),
+            cfg.stage.name(),
+            cfg.model.name(),
+            l.params,
+            l.shard,
+            l.padding(),
+            l.padded
+        );
+        let how = match cfg.collectives {
+            Collectives::Ring => "ring (chapter 3's halves, their messages counted)",
+            Collectives::Mpi => "mpi (MPI's own collectives)",
+        };
+        println!(
+            "collectives {how}; global batch {} ({} per rank), Adam lr {}, {} threads per rank",
+            cfg.common.batch,
+            cfg.common.batch / n,
+            cfg.common.lr,
+            place.threads
+        );
+        if cfg.stage != Stage::Replicated {
+            for r in 0..n {
+                println!("rank {r}'s shard: {}", t.shard_text(r)?);
+            }
+        }
+        println!("start: parameters identical on every rank (the same seed; fingerprints agree)");
+    }
+    let (losses, sent) = t.fit(&split.train);
+    for (e, loss) in losses.iter().enumerate() {
+        if root && !cfg.common.quiet {
+            println!("epoch {:2}: train loss {loss:.4}", e + 1);
+        }
+    }
+    ch06::flat::check_identical(world, &t.flat.params, "after training")?;
+    let acc = t.accuracy(&split.test);
+    if root {
+        println!(
+            "after {} steps: test accuracy {acc:.1}%; parameters identical on every rank",
+            t.steps
+        );
+    }
+    // The first step's messages on the ring, as the ranks sent them (stages 1 and 2).
+    if cfg.collectives == Collectives::Ring && cfg.stage != Stage::Replicated && n > 1 {
+        let title = format!("One {} step on the ring", cfg.stage.name());
+        let file = format!("ch08/zero-step-{}.svg", cfg.stage.number());
+        ch08::figure::draw(world, &t.first_step, &title, &file);
+    }
+    // Every rank's measured figures to rank 0: held by kind, and sent in the first step.
+    let held = t.held();
+    let mine = [
+        held.params,
+        held.grads,
+        held.adam,
+        sent.unwrap_or(usize::MAX),
+    ]
+    .map(|x| x as u64);
+    let mut all = vec![0u64; 4 * n];
+    world.all_gather_into(&mine[..], &mut all[..]);
+    if !root {
+        return Ok(());
+    }
+    let formula = memory::formula(cfg.stage, l.params, n);
+    let sent_formula = memory::sent_formula(l.params, n);
+    let rows: Vec<RankRow> = all
+        .chunks(4)
+        .enumerate()
+        .map(|(rank, f)| {
+            let held = (f[0] + f[1] + f[2]) as usize;
+            RankRow {
+                rank,
+                params: f[0] as usize,
+                grads: f[1] as usize,
+                adam: f[2] as usize,
+                held,
+                formula: format!("{formula:.1}"),
+                over: format!("{:.1}", held as f64 - formula),
+                sent: match (cfg.collectives, f[3]) {
+                    (Collectives::Mpi, _) => "inside MPI".into(),
+                    (_, s) if s == u64::MAX => "-".into(),
+                    (_, s) => s.to_string(),
+                },
+                sent_formula: format!("{sent_formula:.1}"),
+            }
+        })
+        .collect();
+    println!(
+        "bytes per rank after the last step ({}: {}, P = {}, N = {n}):",
+        cfg.stage.name(),
+        cfg.stage.formula_text(),
+        l.params
+    );
+    println!("{}", toolkit::report::table(&rows));
+    let padded = memory::formula(cfg.stage, l.padded, n);
+    let exact = rows.iter().all(|r| r.held as f64 == padded);
+    println!(
+        "held = the formula at N*S = {} (P plus the padding) {}: held - formula is the padding",
+        l.padded,
+        if exact {
+            "exactly, on every rank"
+        } else {
+            "NOT on every rank"
+        }
+    );
+    Ok(())
+}

@@ -1,0 +1,101 @@
+//! Given: the `zero` lab's command line, checked before any communication: a bad flag is
+//! one line on stderr and a non-zero exit.
+//!
+//! The flags every trainer takes are the trainer kit's (`trainer_kit::cli`); this lab's
+//! own are here. `zero --help` lists them all with their defaults.
+
+use crate::memory::Stage;
+use crate::shards::Layout;
+use ch06::model::ModelKind;
+use clap::Parser;
+use trainer_kit::cli::{one_of, Common, DeviceChoice};
+
+/// `--collectives`: what the step's reduce-scatter and allgather run on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Collectives {
+    /// Chapter 3's ring halves: point-to-point messages the PMPI recorder counts.
+    Ring,
+    /// MPI_Reduce_scatter_block and MPI_Allgather (your ex 8.2), MPI_Allreduce at stage 0.
+    Mpi,
+}
+
+/// Everything a run of the lab needs to know.
+#[derive(Parser, Clone, Debug)]
+#[command(
+    about = "Sharded data parallelism (ZeRO-1, ZeRO-2) on the UCI digits: what each rank \
+             holds and sends (under mpirun, or re-launched with NP ranks, default 4)"
+)]
+pub struct Config {
+    /// 0: plain data parallelism; 1: ZeRO-1 (Adam's state sharded); 2: ZeRO-2 (gradients too)
+    #[arg(long, value_name = "0|1|2", value_parser = one_of("--stage", STAGES), default_value = "2")]
+    pub stage: Stage,
+    /// Chapter 6's model: mlp, cnn, cnn:K or deep-mlp[:N]
+    #[arg(long, value_name = "MODEL", value_parser = ModelKind::parse, default_value = "cnn")]
+    pub model: ModelKind,
+    /// ring: chapter 3's halves (their bytes counted); mpi: MPI's own collectives
+    #[arg(long, value_name = "ring|mpi", value_parser = one_of("--collectives", COLLECTIVES), default_value = "ring")]
+    pub collectives: Collectives,
+    /// Epochs
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub epochs: u64,
+    /// Stop after this many steps in total (tests)
+    #[arg(long, value_name = "N")]
+    pub max_steps: Option<u64>,
+    /// The flags every trainer takes (`--lr`: Adam's learning rate)
+    #[command(flatten)]
+    pub common: Common,
+}
+
+// The kit's Trainer (name, defaults of the common flags, checks) and Default (no flags).
+trainer_kit::trainer!(Config, name: "zero", check: check,
+    batch: 48, lr: 0.001, seed: 8, device: "cpu", every: 50);
+
+/// `--stage`'s values.
+const STAGES: &[(&str, Stage)] = &[
+    ("0", Stage::Replicated),
+    ("1", Stage::Zero1),
+    ("2", Stage::Zero2),
+];
+/// `--collectives`' values.
+const COLLECTIVES: &[(&str, Collectives)] =
+    &[("ring", Collectives::Ring), ("mpi", Collectives::Mpi)];
+
+/// Parameters of `kind` for the digits' 8x8 images (builds it once, on the CPU).
+pub fn parameter_count(kind: ModelKind) -> usize {
+    let vs = tch::nn::VarStore::new(tch::Device::Cpu);
+    let _model = ch06::model::build(&vs.root(), kind, (8, 8));
+    vs.variables().values().map(tch::Tensor::numel).sum()
+}
+
+/// The checks that need no communication.
+pub fn check(c: &Config, ranks: usize) -> Result<(), String> {
+    let run = &c.common;
+    if run.batch == 0 || !run.batch.is_multiple_of(ranks) {
+        return Err(format!(
+            "global batch {} does not split over {ranks} ranks: use a multiple of {ranks}",
+            run.batch
+        ));
+    }
+    if run.device != DeviceChoice::Cpu {
+        let name = if run.device == DeviceChoice::Cuda {
+            "cuda"
+        } else {
+            "auto"
+        };
+        return Err(format!(
+            "--device {name}: this lab keeps its flat buffers in host memory; run it with \
+             --device cpu (the default)"
+        ));
+    }
+    if run.checkpoint.is_some() || run.resume {
+        return Err(
+            "--checkpoint, --resume: sharded checkpoints are not part of this \
+                    lab yet"
+                .into(),
+        );
+    }
+    if c.epochs == 0 || c.max_steps == Some(0) {
+        return Err("--epochs and --max-steps must be at least 1".into());
+    }
+    Layout::check(parameter_count(c.model), ranks)
+}

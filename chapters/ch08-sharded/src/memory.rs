@@ -1,0 +1,111 @@
+//! Given: the stages, what a rank holds in each (measured from its buffers, and by the
+//! formulas of the ZeRO paper), and the bytes a ring sends per step.
+//!
+//! With f32 parameters and Adam, a plain data-parallel rank holds 16 bytes per parameter:
+//! 4 for the parameter, 4 for its gradient, 4 + 4 for Adam's m and v. ZeRO-1 shards m and
+//! v over the N ranks, ZeRO-2 the gradients too:
+//!
+//! | stage | bytes per rank |
+//! |---|---|
+//! | 0 (plain data parallelism) | 16P |
+//! | 1 (ZeRO-1) | 8P + 8P/N |
+//! | 2 (ZeRO-2) | 4P + 12P/N |
+
+use tabled::Tabled;
+
+/// What a rank shards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Stage 0: plain data parallelism (allreduce, Adam on every parameter everywhere).
+    Replicated,
+    /// Stage 1: ZeRO-1, Adam's m and v sharded.
+    Zero1,
+    /// Stage 2: ZeRO-2, the gradients sharded too.
+    Zero2,
+}
+
+impl Stage {
+    /// 0, 1 or 2.
+    pub fn number(self) -> u8 {
+        match self {
+            Stage::Replicated => 0,
+            Stage::Zero1 => 1,
+            Stage::Zero2 => 2,
+        }
+    }
+
+    /// "plain DP", "ZeRO-1", "ZeRO-2".
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Replicated => "plain DP",
+            Stage::Zero1 => "ZeRO-1",
+            Stage::Zero2 => "ZeRO-2",
+        }
+    }
+
+    /// The formula of [`formula`], as text.
+    pub fn formula_text(self) -> &'static str {
+        match self {
+            Stage::Replicated => "16P",
+            Stage::Zero1 => "8P + 8P/N",
+            Stage::Zero2 => "4P + 12P/N",
+        }
+    }
+}
+
+/// Bytes a rank holds between steps, by kind, measured from the buffers it keeps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Held {
+    /// The flat parameters (every stage holds them all).
+    pub params: usize,
+    /// The gradient kept for the step: the whole flat gradient, or (ZeRO-2) its shard.
+    pub grads: usize,
+    /// Adam's m and v: for every parameter, or (ZeRO-1, ZeRO-2) for the shard.
+    pub adam: usize,
+}
+
+impl Held {
+    /// All of it.
+    pub fn total(&self) -> usize {
+        self.params + self.grads + self.adam
+    }
+}
+
+/// Bytes per rank by the formula, for `p` parameters over `n` ranks (f32, Adam).
+pub fn formula(stage: Stage, p: usize, n: usize) -> f64 {
+    let (p, n) = (p as f64, n as f64);
+    match stage {
+        Stage::Replicated => 16.0 * p,
+        Stage::Zero1 => 8.0 * p + 8.0 * p / n,
+        Stage::Zero2 => 4.0 * p + 12.0 * p / n,
+    }
+}
+
+/// Bytes a rank sends per step in a ring reduce-scatter plus a ring allgather (or one ring
+/// allreduce) of `p` f32 values over `n` ranks: 2P(N-1)/N values of 4 bytes.
+pub fn sent_formula(p: usize, n: usize) -> f64 {
+    4.0 * 2.0 * p as f64 * (n as f64 - 1.0) / n as f64
+}
+
+/// One rank's line of the lab's table.
+#[derive(Clone, Debug, Tabled)]
+pub struct RankRow {
+    #[tabled(rename = "rank")]
+    pub rank: usize,
+    #[tabled(rename = "params B")]
+    pub params: usize,
+    #[tabled(rename = "grads B")]
+    pub grads: usize,
+    #[tabled(rename = "Adam m+v B")]
+    pub adam: usize,
+    #[tabled(rename = "held B")]
+    pub held: usize,
+    #[tabled(rename = "formula B")]
+    pub formula: String,
+    #[tabled(rename = "held - formula")]
+    pub over: String,
+    #[tabled(rename = "sent/step B")]
+    pub sent: String,
+    #[tabled(rename = "2P(N-1)/N x 4 B")]
+    pub sent_formula: String,
+}

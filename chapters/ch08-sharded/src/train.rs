@@ -1,0 +1,235 @@
+//! Given: the `zero` lab's trainer. Chapter 6's model and digits, Adam, and one of the
+//! three stages; it keeps count of the bytes it holds ([`Trainer::held`]) and of the
+//! bytes it sends in a step (through the harness's message trace).
+//!
+//! Every stage computes the same thing: each rank's gradient of its part of the global
+//! batch, averaged over the ranks, then Adam. Stage 0 allreduces the whole gradient and
+//! runs Adam on every parameter; stages 1 and 2 run ex 8.2's `zero_step`. Stage 2 drops
+//! the whole gradient after the reduce-scatter and keeps only its shard; stages 0 and 1
+//! keep the whole gradient between steps (as DDP keeps its gradient buckets), and stage 1
+//! frees the shard once Adam has used it.
+
+use crate::config::{Collectives, Config};
+use crate::halves::{Halves, MpiHalves, RingHalves};
+use crate::memory::{Held, Stage};
+use crate::shards::{FlatParams, Layout, ShardAdam};
+use crate::step;
+use ch06::data::Dataset;
+use ch06::{flat, model, shuffle};
+use mpi::collective::SystemOperation;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use tch::nn::{self, Module};
+use tch::{Kind, Tensor};
+
+/// A rank's trainer.
+pub struct Trainer<'w> {
+    world: &'w SimpleCommunicator,
+    pub cfg: Config,
+    /// This rank's shard (stage 0: one "shard" of everything, no padding).
+    pub layout: Layout,
+    /// The parameters, flat; the model's tensors are views into them.
+    pub flat: FlatParams,
+    /// The parameter tensors' names, in flat order (sorted).
+    pub names: Vec<String>,
+    model: nn::Sequential,
+    _vs: nn::VarStore,
+    /// Adam: for the shard (stages 1, 2) or for everything (stage 0).
+    pub adam: ShardAdam,
+    /// The whole flat gradient, kept between steps (stages 0 and 1).
+    grad_full: Option<Vec<f32>>,
+    /// This rank's averaged gradient shard: kept between steps at stage 2, freed after
+    /// each step at stage 1.
+    grad_shard: Vec<f32>,
+    halves: Box<dyn Halves + 'w>,
+    pub steps: u64,
+    /// The messages of the first step, each send marked with the block it carried
+    /// (`figure::marked`).
+    pub first_step: Vec<toolkit::trace::Traced>,
+}
+
+impl<'w> Trainer<'w> {
+    /// Builds the model with the same seed on every rank (an identical start, checked by
+    /// the caller) and the buffers of `cfg.stage`.
+    pub fn new(
+        world: &'w SimpleCommunicator,
+        cfg: Config,
+        image: (i64, i64),
+    ) -> Result<Self, String> {
+        let (rank, ranks) = (world.rank() as usize, world.size() as usize);
+        tch::manual_seed(cfg.common.seed as i64);
+        let vs = nn::VarStore::new(tch::Device::Cpu);
+        let model = model::build(&vs.root(), cfg.model, image);
+        let mut named: Vec<(String, Tensor)> = vs.variables().into_iter().collect();
+        named.sort_by(|a, b| a.0.cmp(&b.0));
+        let names: Vec<String> = named.iter().map(|(name, _)| name.clone()).collect();
+        let params: Vec<Tensor> = named.into_iter().map(|(_, t)| t).collect();
+        let count = flat::total_len(&params);
+        let layout = match cfg.stage {
+            Stage::Replicated => Layout::new(count, 1, 0)?,
+            _ => Layout::new(count, ranks, rank)?,
+        };
+        let flat = FlatParams::new(params, layout.padded);
+        let adam = ShardAdam::new(cfg.common.lr, layout.shard);
+        let halves: Box<dyn Halves> = match cfg.collectives {
+            Collectives::Ring => Box::new(RingHalves::new(world)),
+            Collectives::Mpi => Box::new(MpiHalves { world }),
+        };
+        Ok(Trainer {
+            world,
+            cfg,
+            layout,
+            flat,
+            names,
+            model,
+            _vs: vs,
+            adam,
+            grad_full: None,
+            grad_shard: vec![],
+            halves,
+            steps: 0,
+            first_step: vec![],
+        })
+    }
+
+    /// The bytes this rank holds now, measured from its buffers.
+    pub fn held(&self) -> Held {
+        let f32s = std::mem::size_of::<f32>();
+        let grads = self.grad_full.as_ref().map_or(0, Vec::len) + self.grad_shard.len();
+        Held {
+            params: self.flat.len() * f32s,
+            grads: grads * f32s,
+            adam: self.adam.state_bytes(),
+        }
+    }
+
+    /// One step on this rank's `images`, `labels`; returns the loss of its batch. With
+    /// `count_sent`, also the bytes this rank sent in the step's communication (point to
+    /// point, as the PMPI wrappers saw them).
+    pub fn step(
+        &mut self,
+        images: &Tensor,
+        labels: &Tensor,
+        count_sent: bool,
+    ) -> (f64, Option<usize>) {
+        let loss = model::loss(&self.model, images, labels);
+        let grads = Tensor::run_backward(&[&loss], &self.flat.params, false, false);
+        let mut full = self
+            .grad_full
+            .take()
+            .unwrap_or_else(|| vec![0.0; self.layout.padded]);
+        flat::pack(&grads, &mut full[..self.layout.params]);
+        drop(grads);
+        if count_sent {
+            toolkit::trace::start();
+        }
+        let ranks = self.world.size() as f32;
+        match self.cfg.stage {
+            Stage::Replicated => {
+                match self.cfg.collectives {
+                    Collectives::Ring => {
+                        let sum = ch03::allreduce_ring(self.world, &full, ch03::ops::Op::Sum);
+                        full.copy_from_slice(&sum);
+                    }
+                    Collectives::Mpi => {
+                        let send = full.clone();
+                        self.world.all_reduce_into(
+                            &send[..],
+                            &mut full[..],
+                            SystemOperation::sum(),
+                        );
+                    }
+                }
+                full.iter_mut().for_each(|g| *g /= ranks);
+                self.adam.step(self.flat.values_mut(), &full);
+            }
+            Stage::Zero1 | Stage::Zero2 => {
+                self.grad_shard.resize(self.layout.shard, 0.0);
+                let params = self.flat.values_mut();
+                step::zero_step(
+                    &*self.halves,
+                    &self.layout,
+                    &full,
+                    &mut self.grad_shard,
+                    params,
+                    &mut self.adam,
+                );
+            }
+        }
+        let sent = count_sent.then(|| {
+            let log = toolkit::trace::stop();
+            self.first_step = crate::figure::marked(&*self.halves, log);
+            let sends = self.first_step.iter().filter(|m| m.sent);
+            sends.map(|m| m.bytes as usize).sum()
+        });
+        match self.cfg.stage {
+            // ZeRO-1 keeps the whole gradient and frees its shard (Adam is done with it)
+            Stage::Zero1 => (self.grad_full, self.grad_shard) = (Some(full), Vec::new()),
+            // ZeRO-2 keeps the shard and frees the whole gradient here
+            Stage::Zero2 => drop(full),
+            Stage::Replicated => self.grad_full = Some(full),
+        }
+        self.steps += 1;
+        (loss.double_value(&[]), sent)
+    }
+
+    /// Trains `cfg.epochs` epochs (or `cfg.max_steps` steps) on `train`, each rank its
+    /// strided part of every global batch. Returns per epoch the mean loss over steps and
+    /// ranks, and the bytes sent in the first step.
+    pub fn fit(&mut self, train: &Dataset) -> (Vec<f64>, Option<usize>) {
+        let (rank, ranks) = (self.world.rank() as usize, self.world.size() as usize);
+        let batch = self.cfg.common.batch;
+        let (mut losses, mut sent) = (vec![], None);
+        'epochs: for epoch in 0..self.cfg.epochs {
+            let order = shuffle::shuffled(train.len(), self.cfg.common.seed, epoch);
+            let mut total = 0.0;
+            let steps = train.len() / batch;
+            for k in 0..steps {
+                if self.cfg.max_steps.is_some_and(|m| self.steps >= m) {
+                    break 'epochs;
+                }
+                let global = &order[k * batch..(k + 1) * batch];
+                let mine: Vec<usize> = global.iter().copied().skip(rank).step_by(ranks).collect();
+                let (x, y) = train.batch(&mine);
+                let (loss, s) = self.step(&x, &y, self.steps == 0);
+                sent = sent.or(s);
+                total += loss;
+            }
+            let mut sum = 0.0;
+            self.world
+                .all_reduce_into(&(total / steps as f64), &mut sum, SystemOperation::sum());
+            losses.push(sum / ranks as f64);
+        }
+        (losses, sent)
+    }
+
+    /// What rank `rank`'s shard holds (ex 8.1's `pieces`): `elements a..b: name[x..y],
+    /// ...`, then the padding it holds, if any.
+    pub fn shard_text(&self, rank: usize) -> Result<String, String> {
+        let l = Layout::new(self.layout.params, self.world.size() as usize, rank)?;
+        let lens: Vec<usize> = self.flat.params.iter().map(Tensor::numel).collect();
+        let parts: Vec<String> = crate::layout::pieces(&lens, l.mine.clone())
+            .iter()
+            .map(|p| format!("{}[{:?}]", self.names[p.tensor], p.within))
+            .collect();
+        let pad = l.mine.len() - l.real().len();
+        let pad = if pad > 0 {
+            format!(" + {pad} padding")
+        } else {
+            String::new()
+        };
+        Ok(format!("elements {:?}: {}{pad}", l.mine, parts.join(", ")))
+    }
+
+    /// Accuracy (%) of the model on `test`.
+    pub fn accuracy(&self, test: &Dataset) -> f64 {
+        let idx: Vec<usize> = (0..test.len()).collect();
+        let (x, y) = test.batch(&idx);
+        let right = tch::no_grad(|| self.model.forward(&x).argmax(-1, false).eq_tensor(&y));
+        100.0
+            * right
+                .to_kind(Kind::Double)
+                .mean(Kind::Double)
+                .double_value(&[])
+    }
+}

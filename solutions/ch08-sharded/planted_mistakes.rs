@@ -1,0 +1,128 @@
+//! Mistakes learners make in this chapter, planted on purpose: each test asserts that the
+//! checks NAME the mistake (which rank, which block, which ratio), not just that something
+//! failed. They use no exercise, but they are near-answers, so they live with the
+//! solutions and build only with `--features solution`.
+//!
+//! Run: `cargo test -p ch08-sharded --features solution --test planted_mistakes --
+//! --nocapture` to see the messages. `planted_*` functions are the faulty programs,
+//! `#[ignore]`d and started under mpirun only by the test below each.
+
+#[path = "../../chapters/ch08-sharded/tests/common/mod.rs"]
+mod common;
+
+use ch08::halves::Halves;
+use ch08::layout::shard_len;
+use ch08::shards::{Layout, ShardAdam};
+use std::ops::Range;
+use toolkit::testing::{launch_self, run_body};
+
+// ANCHOR: not_averaged
+/// Mistake 1: the reduce-scatter's sum is not divided by the ranks. Adam hides it from the
+/// parameters (m / sqrt(v) does not change when every gradient is N times larger, but
+/// for eps), so the check looks at the gradient shard itself.
+fn step_without_average(
+    halves: &dyn Halves,
+    layout: &Layout,
+    grads: &[f32],
+    grad_shard: &mut [f32],
+    params: &mut [f32],
+    adam: &mut ShardAdam,
+) {
+    halves.sum_scatter(grads, grad_shard); // the mistake: no `/ N` after it
+    adam.step(&mut params[layout.mine.clone()], grad_shard);
+    let mine = params[layout.mine.clone()].to_vec();
+    halves.gather_all(&mine, params);
+}
+// ANCHOR_END: not_averaged
+
+#[test]
+#[ignore = "planted mistake: started by a_sum_without_average_is_named"]
+fn planted_sum_without_average() {
+    run_body("planted_sum_without_average", |world| {
+        common::sharded_equivalence(world, &mut |h, l, g, s, p, a| {
+            step_without_average(h, l, g, s, p, a)
+        })
+    });
+}
+
+#[test]
+fn a_sum_without_average_is_named() {
+    let out = launch_self("planted_sum_without_average", 3, &[]);
+    let text = out.text();
+    assert!(
+        !out.success(),
+        "the missing average went unnoticed:\n{text}"
+    );
+    assert!(text.contains("step 1 at 3 ranks"), "{text}");
+    assert!(
+        text.contains("(ratio 3.0000): 3 times the average, the sum not divided by the 3 ranks"),
+        "{text}"
+    );
+    println!("{text}");
+}
+
+// ANCHOR: trimmed
+/// Mistake 2: the last shard trimmed to end at P: "there is no padding". Its rank then
+/// owns fewer elements than the others, and MPI_Reduce_scatter_block (one block length
+/// for all) cannot serve it.
+fn shard_range_without_padding(params: usize, ranks: usize, rank: usize) -> Range<usize> {
+    let s = shard_len(params, ranks);
+    (rank * s).min(params)..((rank + 1) * s).min(params) // the mistake: `.min(params)`
+}
+// ANCHOR_END: trimmed
+
+#[test]
+fn a_shard_without_its_padding_is_named() {
+    let why = common::check_layout(10, 4, shard_len, shard_range_without_padding)
+        .expect_err("the trimmed shard went unnoticed");
+    assert!(
+        why.contains("P = 10, N = 4: rank 3 owns 9..10 (1 elements) but expected 9..12"),
+        "{why}"
+    );
+    assert!(why.contains("padding 2 after element 10"), "{why}");
+    println!("{why}");
+}
+
+// ANCHOR: whole_buffer
+/// Mistake 3: Adam on the whole flat buffer, as in plain data parallelism: the shard's
+/// Adam holds m and v for S elements only, and says so.
+fn step_on_everything(
+    halves: &dyn Halves,
+    layout: &Layout,
+    grads: &[f32],
+    grad_shard: &mut [f32],
+    params: &mut [f32],
+    adam: &mut ShardAdam,
+) {
+    halves.sum_scatter(grads, grad_shard);
+    let n = halves.ranks() as f32;
+    grad_shard.iter_mut().for_each(|g| *g /= n);
+    let mut everything = vec![0f32; params.len()];
+    halves.gather_all(grad_shard, &mut everything);
+    adam.step(params, &everything); // the mistake: all of `params`, not params[mine]
+    let _ = layout;
+}
+// ANCHOR_END: whole_buffer
+
+#[test]
+#[ignore = "planted mistake: started by adam_on_the_whole_buffer_is_named"]
+fn planted_adam_on_the_whole_buffer() {
+    run_body("planted_adam_on_the_whole_buffer", |world| {
+        common::sharded_equivalence(world, &mut |h, l, g, s, p, a| {
+            step_on_everything(h, l, g, s, p, a)
+        })
+    });
+}
+
+#[test]
+fn adam_on_the_whole_buffer_is_named() {
+    let out = launch_self("planted_adam_on_the_whole_buffer", 2, &[]);
+    let text = out.text();
+    assert!(!out.success(), "Adam on everything went unnoticed:\n{text}");
+    assert!(
+        text.contains("Adam was given 26122 parameters and 26122 gradients, but its m and v hold 13061 elements"),
+        "{text}"
+    );
+    assert!(text.contains("step this rank's shard only"), "{text}");
+    println!("{text}");
+}
