@@ -113,12 +113,7 @@ const REMAINDER: &[(&str, Remainder)] = &[("pad", Remainder::Pad), ("drop", Rema
 /// The checks that need no data and no communication.
 pub fn check(c: &Config, ranks: usize) -> Result<(), String> {
     let run = &c.common;
-    if run.batch == 0 || !run.batch.is_multiple_of(ranks) {
-        return Err(format!(
-            "global batch {} does not split over {ranks} ranks: use a multiple of {ranks}",
-            run.batch
-        ));
-    }
+    run.batch_per_rank(ranks)?;
     if let DataSource::Mnist(dir) = c.data() {
         if !dir.is_dir() {
             return Err(format!("--data {}: no such folder", dir.display()));

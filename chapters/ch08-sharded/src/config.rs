@@ -70,12 +70,7 @@ pub fn parameter_count(kind: ModelKind) -> usize {
 /// The checks that need no communication.
 pub fn check(c: &Config, ranks: usize) -> Result<(), String> {
     let run = &c.common;
-    if run.batch == 0 || !run.batch.is_multiple_of(ranks) {
-        return Err(format!(
-            "global batch {} does not split over {ranks} ranks: use a multiple of {ranks}",
-            run.batch
-        ));
-    }
+    run.batch_per_rank(ranks)?;
     if run.device != DeviceChoice::Cpu {
         let name = if run.device == DeviceChoice::Cuda {
             "cuda"

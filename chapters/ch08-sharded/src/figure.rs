@@ -1,5 +1,5 @@
 //! Given: the lab's figure of one ZeRO step on the ring, drawn from the messages the
-//! ranks really sent (the harness's trace), with the toolkit's diagram module.
+//! ranks really sent (the harness's trace, drawn by `toolkit::trace::draw`).
 //!
 //! Each send of the first step is marked with the block of the flat buffer it carried:
 //! `g3` for a gradient block in the reduce-scatter, `p3` for a parameter block in the
@@ -7,7 +7,6 @@
 
 use crate::halves::Halves;
 use mpi::topology::SimpleCommunicator;
-use toolkit::diagram;
 use toolkit::trace::{self, Traced};
 
 /// A mark for a parameter block, added to the block number.
@@ -32,30 +31,10 @@ pub fn draw(world: &SimpleCommunicator, first_step: &[Traced], title: &str, file
     let Some(logs) = trace::gather(world, first_step, |m| m.first) else {
         return;
     };
-    let marks: Vec<Vec<i64>> = logs
-        .iter()
-        .map(|l| l.iter().map(|x| x.1).collect())
-        .collect();
-    let plain: Vec<Vec<Traced>> = logs
-        .iter()
-        .map(|l| l.iter().map(|x| x.0).collect())
-        .collect();
-    let label = |from: usize, i: usize| match marks[from][i] {
+    let label = |mark: i64| match mark {
         k if k < 0 => "?".to_string(),
         k if k >= PARAMS => format!("p{}", k - PARAMS),
         k => format!("g{k}"),
     };
-    let arrows = diagram::arrows_from_rounds(&trace::rounds(&plain), label);
-    print!("{}", diagram::to_text(title, logs.len(), "step", &arrows));
-    let svg = diagram::rounds_svg(title, "step", logs.len(), &arrows);
-    match toolkit::report::write_file(file, &svg) {
-        Ok(path) => {
-            let here = std::env::current_dir().unwrap_or_default();
-            println!(
-                "  figure: {}",
-                path.strip_prefix(&here).unwrap_or(&path).display()
-            );
-        }
-        Err(e) => println!("  (figure not written: {e})"),
-    }
+    trace::draw(title, "step", &logs, label, file);
 }

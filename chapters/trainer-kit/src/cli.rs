@@ -60,6 +60,18 @@ pub struct Common {
     pub quiet: bool,
 }
 
+impl Common {
+    /// Each rank's share of `--batch` over `ranks`, or the one line that says why not.
+    pub fn batch_per_rank(&self, ranks: usize) -> Result<usize, String> {
+        match self.batch {
+            b if b > 0 && b.is_multiple_of(ranks) => Ok(b / ranks),
+            b => Err(format!(
+                "global batch {b} does not split over {ranks} ranks: use a multiple of {ranks}"
+            )),
+        }
+    }
+}
+
 /// One trainer's defaults for [`Common`] (written once, in the trainer's config module).
 #[derive(Clone, Copy, Debug)]
 pub struct Defaults {
@@ -218,79 +230,4 @@ pub fn ranks_from_env() -> usize {
         .iter()
         .find_map(|k| std::env::var(k).ok()?.parse().ok())
         .unwrap_or(4)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use clap::Parser;
-
-    #[derive(Parser, Debug)]
-    struct Toy {
-        #[command(flatten)]
-        common: Common,
-        /// Steps
-        #[arg(long, default_value_t = 3)]
-        steps: u64,
-        /// A choice
-        #[arg(long, value_parser = one_of("--pick", &[("a", 1u8), ("b", 2u8)]), default_value = "b")]
-        pick: u8,
-    }
-
-    const D: Defaults = Defaults {
-        batch: 8,
-        lr: 0.5,
-        seed: 2,
-        device: "cpu",
-        every: 10,
-    };
-
-    fn args(v: &[&str]) -> Vec<String> {
-        v.iter().map(|s| s.to_string()).collect()
-    }
-
-    #[test]
-    fn defaults_are_the_trainers_and_flags_override_them() {
-        let t: Toy = parse("toy", &args(&[]), &D).unwrap();
-        assert_eq!((t.common.batch, t.common.lr, t.common.seed), (8, 0.5, 2));
-        assert_eq!(
-            (t.common.device, t.common.every, t.steps),
-            (DeviceChoice::Cpu, 10, 3)
-        );
-        assert_eq!(
-            (t.common.threads, t.common.resume, t.pick),
-            (None, false, 2)
-        );
-        let t: Toy = parse(
-            "toy",
-            &args(&["--batch", "6", "--device", "cuda", "--resume"]),
-            &D,
-        )
-        .unwrap();
-        assert_eq!(
-            (t.common.batch, t.common.device, t.common.resume),
-            (6, DeviceChoice::Cuda, true)
-        );
-    }
-
-    #[test]
-    fn errors_are_one_line_and_name_the_flag() {
-        for (bad, needle) in [
-            (&["--batch", "x"][..], "--batch"),
-            (&["--device", "tpu"][..], "unknown device `tpu`"),
-            (&["--wat"][..], "--wat"),
-            (&["--lr"][..], "--lr"),
-            (&["--pick", "c"][..], "unknown --pick `c` (a|b)"),
-        ] {
-            let e = parse::<Toy>("toy", &args(bad), &D).unwrap_err();
-            assert!(e.contains(needle) && !e.contains('\n'), "{bad:?}: {e}");
-        }
-    }
-
-    #[test]
-    fn help_names_the_program_and_the_defaults() {
-        let h = help::<Toy>("toy", &D);
-        assert!(h.contains("Usage: toy"), "{h}");
-        assert!(h.contains("[default: 8]") && h.contains("--steps"), "{h}");
-    }
 }

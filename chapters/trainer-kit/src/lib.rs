@@ -11,6 +11,7 @@
 //! - [`cuda_ipc`]: GPU memory from one rank to another of its node without the host (CUDA
 //!   IPC handles exchanged over MPI), where LibTorch's CUDA build is loaded;
 //! - [`place`]: the cores this rank may use (its CPU affinity), its device and its threads;
+//! - [`entry`]: a trainer's `main` after its flags: MPI, the job, one exit status;
 //! - [`fault`]: a rank killed on purpose mid-training, and the test that the job ends;
 //! - [`rng`]: SplitMix64, the same random numbers on every rank;
 //! - [`testing`]: for a trainer's tests, its refusals of bad flags.
@@ -21,6 +22,7 @@
 pub mod ckpt;
 pub mod cli;
 pub mod cuda_ipc;
+pub mod entry;
 pub mod fault;
 pub mod optim;
 pub mod place;

@@ -121,6 +121,37 @@ pub fn gather(
     Some(logs)
 }
 
+/// Rank 0, after [`gather`]: the gathered messages round by round, printed as text and
+/// written as an SVG to `file` under the output folder, then a `  figure: PATH` line.
+/// `label(mark)` names what a message carried; `axis` names the rounds ("step", "round").
+pub fn draw(
+    title: &str,
+    axis: &str,
+    logs: &[Vec<(Traced, i64)>],
+    label: impl Fn(i64) -> String,
+    file: &str,
+) {
+    let plain: Vec<Vec<Traced>> = logs
+        .iter()
+        .map(|l| l.iter().map(|x| x.0).collect())
+        .collect();
+    let arrows =
+        crate::diagram::arrows_from_rounds(&rounds(&plain), |from, i| label(logs[from][i].1));
+    print!(
+        "{}",
+        crate::diagram::to_text(title, logs.len(), axis, &arrows)
+    );
+    let svg = crate::diagram::rounds_svg(title, axis, logs.len(), &arrows);
+    match crate::report::write_file(file, &svg) {
+        Ok(path) => {
+            let here = std::env::current_dir().unwrap_or_default();
+            let shown = path.strip_prefix(&here).unwrap_or(&path);
+            println!("  figure: {}", shown.display());
+        }
+        Err(e) => println!("  (figure not written: {e})"),
+    }
+}
+
 /// The round of every send in `logs` (one log per rank, in program order): one more than
 /// the latest of its rank's earlier sends and of the messages its rank received before
 /// it (1 for a rank's first send when it received nothing before).

@@ -14,7 +14,6 @@ use ch02::ops::Op;
 use ch02::reduce::reduce_binomial;
 use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::*;
-use toolkit::diagram::{arrows_from_rounds, rounds_svg, to_text};
 use toolkit::trace;
 
 /// How many ranks the ring allgather and the alltoall are drawn on (more would crowd).
@@ -41,24 +40,8 @@ fn figure(
     let Some(logs) = trace::gather(comm, &log, |m| m.first) else {
         return;
     };
-    let plain: Vec<Vec<trace::Traced>> = logs
-        .iter()
-        .map(|l| l.iter().map(|x| x.0).collect())
-        .collect();
-    let arrows = arrows_from_rounds(&trace::rounds(&plain), |from, i| label(logs[from][i].1));
-    let p = comm.size() as usize;
-    println!("{}", to_text(name, p, "round", &arrows));
-    let svg = rounds_svg(name, "round", p, &arrows);
-    match toolkit::report::write_file(file, &svg) {
-        Ok(path) => {
-            let here = std::env::current_dir().unwrap_or_default();
-            println!(
-                "  figure: {}\n",
-                path.strip_prefix(&here).unwrap_or(&path).display()
-            );
-        }
-        Err(e) => println!("  (figure not written: {e})\n"),
-    }
+    trace::draw(name, "round", &logs, label, file);
+    println!();
 }
 
 /// `x2..x5` for a sum of `1 << r` over ranks 2 to 5: which ranks a partial result holds.

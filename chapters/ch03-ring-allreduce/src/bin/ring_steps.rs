@@ -13,7 +13,6 @@ use ch03::{chunk_range, reference, ring};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::time::Instant;
-use toolkit::diagram::{self, Arrow};
 use toolkit::trace::{self, Traced};
 
 const LEN: usize = 10;
@@ -65,29 +64,11 @@ fn traced(
     let Some(logs) = trace::gather(world, &log, |m| chunk_of(data, p, m)) else {
         return;
     };
-    let marks: Vec<Vec<i64>> = logs
-        .iter()
-        .map(|l| l.iter().map(|x| x.1).collect())
-        .collect();
-    let plain: Vec<Vec<Traced>> = logs
-        .iter()
-        .map(|l| l.iter().map(|x| x.0).collect())
-        .collect();
-    let label = |from: usize, i: usize| match marks[from][i] {
+    let label = |mark: i64| match mark {
         -1 => "(not a chunk of the vector)".to_string(),
         k => format!("c{k}"),
     };
-    let arrows: Vec<Arrow> = diagram::arrows_from_rounds(&trace::rounds(&plain), label);
-    print!("{}", diagram::to_text(name, p, "step", &arrows));
-    let svg = diagram::rounds_svg(name, "step", p, &arrows);
-    match toolkit::report::write_file(file, &svg) {
-        Ok(path) => {
-            let here = std::env::current_dir().unwrap_or_default();
-            let shown = path.strip_prefix(&here).unwrap_or(&path);
-            println!("  figure: {}", shown.display())
-        }
-        Err(e) => println!("  (figure not written: {e})"),
-    }
+    trace::draw(name, "step", &logs, label, file);
 }
 // ANCHOR_END: trace
 

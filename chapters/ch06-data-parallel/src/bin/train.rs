@@ -13,6 +13,7 @@ use ch06::{data, device, train::Trainer};
 use mpi::traits::*;
 use std::io::IsTerminal;
 use toolkit::plot::{linear_svg, Series};
+use trainer_kit::entry::Report;
 
 fn main() {
     // Bad flags: one line, before MPI even starts (no rank has communicated yet).
@@ -20,20 +21,7 @@ fn main() {
     if std::io::stderr().is_terminal() && std::env::var_os("CH06_PROGRESS").is_none() {
         std::env::set_var("CH06_PROGRESS", "1"); // the ranks' stderr is a pipe: tell them
     }
-    let universe = toolkit::init();
-    let world = universe.world();
-    let code = match run(&world, cfg) {
-        Ok(()) => 0,
-        Err(why) => {
-            if world.rank() == 0 {
-                eprintln!("train: {why}");
-            }
-            1
-        }
-    };
-    drop(world);
-    drop(universe);
-    std::process::exit(code);
+    trainer_kit::entry::run_and_exit("train", Report::RankZero, |world| run(world, cfg))
 }
 
 fn run(world: &mpi::topology::SimpleCommunicator, cfg: Config) -> Result<(), String> {

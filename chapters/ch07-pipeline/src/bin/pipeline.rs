@@ -11,22 +11,12 @@ use ch07::pipe_config::PipeConfig;
 use ch07::pipe_train::{learner_transfer, PipeTrainer};
 use ch07::spans::{timeline_svg, trace_json};
 use mpi::traits::*;
+use trainer_kit::entry::Report;
 
 fn main() {
     // Bad settings: one line, before MPI starts (no rank has communicated yet).
     let cfg: PipeConfig = trainer_kit::cli::from_command_line();
-    let universe = toolkit::init();
-    let world = universe.world();
-    let code = match run(&world, cfg) {
-        Ok(()) => 0,
-        Err(why) => {
-            eprintln!("pipeline: rank {}: {why}", world.rank());
-            1
-        }
-    };
-    drop(world);
-    drop(universe);
-    std::process::exit(code);
+    trainer_kit::entry::run_and_exit("pipeline", Report::EveryRank, |world| run(world, cfg))
 }
 
 fn run(world: &mpi::topology::SimpleCommunicator, cfg: PipeConfig) -> Result<(), String> {

@@ -15,24 +15,12 @@ use ch08::memory::{self, RankRow, Stage};
 use ch08::train::Trainer;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
+use trainer_kit::entry::Report;
 
 fn main() {
     // Bad flags: one line, before MPI even starts (no rank has communicated yet).
     let cfg: Config = trainer_kit::cli::from_command_line();
-    let universe = toolkit::init();
-    let world = universe.world();
-    let code = match run(&world, cfg) {
-        Ok(()) => 0,
-        Err(why) => {
-            if world.rank() == 0 {
-                eprintln!("zero: {why}");
-            }
-            1
-        }
-    };
-    drop(world);
-    drop(universe);
-    std::process::exit(code);
+    trainer_kit::entry::run_and_exit("zero", Report::RankZero, |world| run(world, cfg))
 }
 
 fn run(world: &SimpleCommunicator, cfg: Config) -> Result<(), String> {
