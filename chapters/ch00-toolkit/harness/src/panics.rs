@@ -160,7 +160,11 @@ fn own_frames(trace: &str) -> Vec<(String, Option<String>)> {
     frames.retain(|(name, file)| {
         let lib_fn = library.iter().any(|p| name.starts_with(p));
         let lib_file = file.as_deref().is_some_and(is_library);
-        !lib_fn && !lib_file
+        // This harness's frames, also where line tables name them without `toolkit::`.
+        let harness = file
+            .as_deref()
+            .is_some_and(|f| f.replace('\\', "/").contains("harness/src/"));
+        !lib_fn && !lib_file && !harness
     });
     frames
 }
@@ -168,6 +172,18 @@ fn own_frames(trace: &str) -> Vec<(String, Option<String>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_harness_frames_are_skipped_even_without_their_crate_name() {
+        let trace = "   0: panics::place
+             at harness/src/panics.rs:24:16
+   1: ch07::executor::run_ops
+             at ./src/executor.rs:40:9";
+        assert_eq!(
+            learner_frame(trace).as_deref(),
+            Some("run_ops at ./src/executor.rs:40")
+        );
+    }
 
     #[test]
     fn the_learners_line_is_found_below_the_library_frames() {
