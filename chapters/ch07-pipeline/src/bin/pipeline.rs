@@ -10,6 +10,7 @@
 use ch07::pipe_config::PipeConfig;
 use ch07::pipe_train::{learner_transfer, PipeTrainer};
 use ch07::trace::{timeline_svg, trace_json};
+use ch07::wire::{Dtype, WireElem};
 use mpi::traits::*;
 
 fn main() {
@@ -17,7 +18,12 @@ fn main() {
     let cfg: PipeConfig = trainer_kit::cli::from_command_line();
     let universe = toolkit::init();
     let world = universe.world();
-    let code = match run(&world, cfg) {
+    // The model's element type picks the transfer's (f32 by default, `--dtype f64`).
+    let ran = match cfg.shape.dtype {
+        Dtype::F32 => run::<f32>(&world, cfg),
+        Dtype::F64 => run::<f64>(&world, cfg),
+    };
+    let code = match ran {
         Ok(()) => 0,
         Err(why) => {
             eprintln!("pipeline: rank {}: {why}", world.rank());
@@ -29,9 +35,12 @@ fn main() {
     std::process::exit(code);
 }
 
-fn run(world: &mpi::topology::SimpleCommunicator, cfg: PipeConfig) -> Result<(), String> {
+fn run<E: WireElem>(
+    world: &mpi::topology::SimpleCommunicator,
+    cfg: PipeConfig,
+) -> Result<(), String> {
     let device = trainer_kit::place::place(world, cfg.common.device, cfg.common.threads).device;
-    let mut t = PipeTrainer::new(world, cfg.clone(), learner_transfer(), device)?;
+    let mut t = PipeTrainer::new(world, cfg.clone(), learner_transfer::<E>(), device)?;
     let mut params = 0.0;
     world.all_reduce_into(
         &((t.stage.count() as f64) * f64::from(u8::from(t.grid.replica == 0))),
@@ -41,8 +50,8 @@ fn run(world: &mpi::topology::SimpleCommunicator, cfg: PipeConfig) -> Result<(),
     if world.rank() == 0 {
         let sh = cfg.shape;
         println!(
-            "model: {} residual blocks of width {}, {params} parameters; task: {}-digit addition",
-            sh.depth, sh.width, sh.task.digits
+            "model: {} residual blocks of width {}, {params} parameters ({}); task: {}-digit addition",
+            sh.depth, sh.width, sh.dtype.name(), sh.task.digits
         );
         let cut: Vec<String> = (0..t.grid.pp)
             .map(|s| format!("{:?}", toolkit::split::block_range(sh.depth, t.grid.pp, s)))
