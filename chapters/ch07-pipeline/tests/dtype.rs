@@ -8,7 +8,6 @@
 use ch07::pipe_config::PipeConfig;
 use ch07::pipe_train::{learner_transfer, PipeTrainer};
 use ch07::wire::{Dtype, Transfer, WireElem};
-use clap::Parser;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::cell::RefCell;
@@ -72,11 +71,15 @@ fn run<E: WireElem>(
 
 #[test]
 fn the_default_is_f32_and_the_flag_reads_f64() {
-    assert_eq!(PipeConfig::default().shape.dtype, Dtype::F32);
-    let cfg = PipeConfig::try_parse_from(["pipeline", "--dtype", "f64"]).expect("parses");
+    let parse = |args: &[&str]| {
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        trainer_kit::cli::parse_checked::<PipeConfig>(&args, 2)
+    };
+    assert_eq!(parse(&[]).expect("the defaults").shape.dtype, Dtype::F32);
+    let cfg = parse(&["--dtype", "f64"]).expect("--dtype f64");
     assert_eq!(cfg.shape.dtype, Dtype::F64);
-    let bad = PipeConfig::try_parse_from(["pipeline", "--dtype", "f16"]).unwrap_err();
-    assert!(bad.to_string().contains("f32|f64"), "{bad}");
+    let bad = parse(&["--dtype", "f16"]).unwrap_err();
+    assert!(bad.contains("--dtype") && bad.contains("f32|f64"), "{bad}");
 }
 
 mpi_test! {
