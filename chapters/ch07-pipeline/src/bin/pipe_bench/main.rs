@@ -14,7 +14,6 @@
 //! machine's cores). On 2 cores, p = 4 oversubscribes the cores: see the notes printed
 //! under the table. Writes target/workbook/ch07/pipe_bench.csv.
 
-#[path = "pipe_bench/counting.rs"]
 mod counting;
 
 use ch07::pipe_config::PipeConfig;
