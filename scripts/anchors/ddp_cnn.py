@@ -14,7 +14,6 @@
 import argparse
 import gzip
 import os
-import sys
 import time
 
 import numpy as np
@@ -23,6 +22,8 @@ import torch.distributed as dist
 import torch.nn as nn
 import torch.nn.functional as F
 from torch.nn.parallel import DistributedDataParallel
+
+import gloo
 
 MASK = (1 << 64) - 1
 
@@ -90,9 +91,7 @@ def main():
     ap.add_argument("--seed", type=int, default=6)
     args = ap.parse_args()
 
-    dist.init_process_group("gloo")
-    rank, ranks = dist.get_rank(), dist.get_world_size()
-    torch.set_num_threads(max(1, (os.cpu_count() or 1) // ranks))
+    rank, ranks = gloo.start()
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../..")
     images, labels = digits(root)
     torch.manual_seed(args.seed)
@@ -115,11 +114,7 @@ def main():
         dist.all_reduce(wall, op=dist.ReduceOp.MAX)  # report::Timing::over_ranks(..).max
         if rank == 0:
             print(f"EPOCH {epoch + 1} {steps * args.batch / wall.item():.1f}", flush=True)
-    dist.barrier()  # both ranks done
-    # Leave without tearing gloo down: its teardown at exit aborts now and then in torch
-    # 2.11 ("terminate called without an active exception"), after the figures are out.
-    sys.stdout.flush()
-    os._exit(0)
+    gloo.leave()
 
 
 if __name__ == "__main__":

@@ -10,8 +10,6 @@
 # Prints `RATE <samples/s>` (the last stage, over the timed steps) on the last rank.
 
 import argparse
-import os
-import sys
 import time
 
 import numpy as np
@@ -20,6 +18,8 @@ import torch.distributed as dist
 import torch.nn as nn
 import torch.nn.functional as F
 from torch.distributed.pipelining import PipelineStage, Schedule1F1B, ScheduleGPipe
+
+import gloo
 
 
 class Block(nn.Module):
@@ -95,10 +95,7 @@ def main():
     ap.add_argument("--steps", type=int, default=40)
     args = ap.parse_args()
 
-    dist.init_process_group("gloo")
-    rank, p = dist.get_rank(), dist.get_world_size()
-    cores = os.cpu_count() or 1
-    torch.set_num_threads(max(1, cores // p))
+    rank, p = gloo.start()
     dtype = torch.float32 if args.dtype == "f32" else torch.float64
     torch.manual_seed(7)
     lo, hi = block_range(args.depth, p, rank)
@@ -131,11 +128,7 @@ def main():
     wall = time.perf_counter() - start
     if last:
         print(f"RATE {args.steps * args.batch / wall:.1f}", flush=True)
-    dist.barrier()  # both ranks done
-    # Leave without tearing gloo down: its teardown at exit aborts now and then in torch
-    # 2.11 ("terminate called without an active exception"), after the figures are out.
-    sys.stdout.flush()
-    os._exit(0)
+    gloo.leave()
 
 
 if __name__ == "__main__":
