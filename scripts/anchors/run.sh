@@ -15,8 +15,8 @@ if ! have_torch; then
   python3 -m venv "$venv" 2>/dev/null \
     || { echo "make anchors: skipped: python3 -m venv failed (install python3-venv)"; exit 0; }
   echo "make anchors: installing torch==2.11.0 and numpy into $venv (from PyPI, ~3 GB)"
-  "$venv/bin/pip" install -q torch==2.11.0 numpy \
-    || { echo "make anchors: skipped: pip could not install torch==2.11.0 from PyPI (offline?)"; exit 0; }
+  "$venv/bin/pip" install -q torch==2.11.0 numpy 2> .cache/anchors-pip.log \
+    || { echo "make anchors: skipped: pip could not install torch==2.11.0 from PyPI ($(tail -n 1 .cache/anchors-pip.log))"; exit 0; }
 fi
 cargo build -q --release -p ch06-data-parallel -p ch07-pipeline --features solution --bin train --bin pipeline
 exec "$venv/bin/python" scripts/anchors/anchors.py "$@"
