@@ -8,6 +8,7 @@
 #   make verify            every stub fails with its own `ex N.M` message, every solution passes
 #   make book | serve      build / serve the book (book/build/index.html)
 #   make bench [CH=NN]     the benchmarks (all, or one chapter's); results under target/workbook/
+#   make anchors           ch06 and ch07 next to PyTorch (DDP, pipelining) in one run (venv from PyPI)
 #   make gpu-kit           GPU labs + tests built against CUDA LibTorch, packed for a GPU machine
 #   make gpu-kit-dry       run the kit's check here, without a GPU (what the GPU machine runs)
 #   make cluster-test      a two-node cluster in network namespaces: hello, ch03, ch06, a kill
@@ -39,7 +40,7 @@ WORKBOOK := cargo run -q -p course --bin workbook --
 # CLUSTER=netns: the command runs with the two-node namespace cluster up (root only).
 ON_CLUSTER := $(if $(filter netns,$(CLUSTER)),scripts/cluster/netns.sh run,$(if $(CLUSTER),$(error CLUSTER=$(CLUSTER): the only cluster is CLUSTER=netns)))
 
-.PHONY: help setup tour test test-mpich check run verify book serve bench outputs doctor class teaching handout release gpu-kit gpu-kit-dry
+.PHONY: help setup tour test test-mpich check run verify book serve bench outputs doctor class teaching handout release gpu-kit gpu-kit-dry anchors
 help:
 	@# The header comment of this file, from its second line to the first blank line.
 	@sed -n '2,/^$$/p' Makefile | sed -n 's/^# \{0,1\}//p'
@@ -146,6 +147,13 @@ bench:
 	done
 	$(if $(CH),,cargo bench -p workbook-benches --features solution)
 	@echo "bench: results under target/workbook/ (and target/criterion/ for criterion)"
+
+# The anchors: chapter 06's trainer against PyTorch DDP and chapter 07's pipeline against
+# torch.distributed.pipelining, same models and work, alternating, in one run; writes the
+# table the benchmark pages include (book/src/ch0{6,7}-*/output/anchors.txt). ROUNDS=N
+# runs each side N times (default 2). Makes .cache/anchors-venv from PyPI on first use.
+anchors:
+	@bash scripts/anchors/run.sh $(if $(ROUNDS),--rounds $(ROUNDS))
 
 # The GPU kit: scripts/gpu-kit/build.sh builds and packs it (target/gpu-kit/kit); its
 # run.sh runs on a GPU machine (`bash kit/run.sh`), or here with --dry.

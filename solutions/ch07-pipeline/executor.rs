@@ -4,7 +4,7 @@ use crate::addition::MicroBatches;
 use crate::plan::Action;
 use crate::spans::{Phase, Timeline};
 use crate::stage_model::StageModel;
-use crate::wire::Transfer;
+use crate::wire::{Transfer, WireElem};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::collections::HashMap;
@@ -14,12 +14,12 @@ use tch::Tensor;
 // ANCHOR: run_ops
 /// Runs this stage's `ops` (stage = rank of `pipe`) on `batch`, accumulating the
 /// gradients of the batch's mean loss in the stage's parameters.
-pub fn run_ops(
+pub fn run_ops<E: WireElem>(
     pipe: &SimpleCommunicator,
     ops: &[Action],
     stage: &StageModel,
     batch: &MicroBatches,
-    io: Transfer,
+    io: Transfer<E>,
     trace: &mut Timeline,
 ) -> Result<f64, String> {
     let (s, p) = (pipe.rank() as usize, pipe.size() as usize);
@@ -35,7 +35,7 @@ pub fn run_ops(
             matches!(op, Action::Forward(_) if !last) || matches!(op, Action::Backward(_) if !first)
         })
         .count();
-    let mut bufs = vec![Vec::<f64>::new(); sends];
+    let mut bufs = vec![Vec::<E>::new(); sends];
     let mut loss_sum = 0.0;
     mpi::request::scope(|scope| {
         let mut slots = bufs.iter_mut();

@@ -59,7 +59,7 @@ pub fn allreduce_mean(replicas: &SimpleCommunicator, grads: &mut [Tensor]) {
         return;
     }
     let mut mine = Vec::new();
-    let mut part = Vec::new();
+    let mut part = Vec::<f64>::new();
     for g in grads.iter() {
         wire::copy_out(g, &mut part);
         mine.extend_from_slice(&part);

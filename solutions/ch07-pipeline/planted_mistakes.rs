@@ -71,9 +71,9 @@ fn without_scaling(
     // The same executor, run as if each micro-batch were the whole batch: its loss is
     // multiplied back by m (the mistake: `loss` instead of `loss / m`).
     let trace = &mut Timeline::new();
-    let io = ch07::wire::Transfer {
+    let io = ch07::wire::Transfer::<f64> {
         send: ch07::transfer::send_tensor,
-        recv: ch07::transfer::recv_tensor,
+        recv: ch07::transfer::recv_tensor::<f64>,
     };
     let loss = run_ops(pipe, ops, stage, &scaled_up, io, trace)?;
     tch::no_grad(|| {
@@ -138,7 +138,7 @@ fn planted_bad_1f1b() {
         property(world, "the pipeline trains like one process")
             .cases(1)
             .check(proptest::strategy::Just(4usize), |&m| {
-                let io = ch07::pipe_train::learner_transfer();
+                let io = ch07::pipe_train::learner_transfer::<f64>();
                 equivalence(world, &ops, m, &|c, o, s, b| {
                     run_ops(c, o, s, b, io, &mut Timeline::new())
                 })
@@ -168,7 +168,7 @@ fn on_the_world(
 ) -> Result<f64, String> {
     let stage = common::stage(g.stage, g.pp);
     let batch = common::batch(0, 16, toolkit::split::block_range(16, g.dp, g.replica), m);
-    let io = ch07::pipe_train::learner_transfer();
+    let io = ch07::pipe_train::learner_transfer::<f64>();
     run_ops(
         world,
         &ops[g.stage],

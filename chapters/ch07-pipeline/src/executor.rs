@@ -13,7 +13,7 @@ use crate::addition::MicroBatches;
 use crate::plan::Action;
 use crate::spans::{Phase, Timeline};
 use crate::stage_model::StageModel;
-use crate::wire::Transfer;
+use crate::wire::{Transfer, WireElem};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::collections::HashMap;
@@ -31,12 +31,12 @@ use tch::Tensor;
 /// receive, forward, backward and send in `trace`. Returns the batch's mean loss on the
 /// last stage (the sum of the scaled losses), 0 elsewhere; an `Err` names the stage and
 /// the operation.
-pub fn run_ops(
+pub fn run_ops<E: WireElem>(
     pipe: &SimpleCommunicator,
     ops: &[Action],
     stage: &StageModel,
     batch: &MicroBatches,
-    io: Transfer,
+    io: Transfer<E>,
     trace: &mut Timeline,
 ) -> Result<f64, String> {
     // TODO(ex 7.5): one buffer per send, then in mpi::request::scope: each op, wait all

@@ -46,7 +46,7 @@ pub fn save(
     for x in [step, s as u64, p as u64, tensors.len() as u64] {
         body.u64(x);
     }
-    let mut values = vec![];
+    let mut values = Vec::<f64>::new(); // checkpoints hold f64 whatever the model's dtype
     for (name, t) in tensors {
         crate::wire::copy_out(t, &mut values);
         body.tensor(name, &t.size(), &values);

@@ -16,7 +16,7 @@ use crate::pipe_config::PipeConfig;
 use crate::plan::Action;
 use crate::spans::Timeline;
 use crate::stage_model::StageModel;
-use crate::wire::{self, Transfer};
+use crate::wire::{self, Transfer, WireElem};
 use crate::{choose, pipe_ckpt};
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
@@ -26,16 +26,16 @@ use tch::{Device, Tensor};
 use trainer_kit::ckpt;
 use trainer_kit::cli::DeviceChoice;
 
-/// Ex 7.2's pair, the transfer the trainer runs with.
-pub fn learner_transfer() -> Transfer {
+/// Ex 7.2's pair, the transfer the trainer runs with (`E`s on the wire).
+pub fn learner_transfer<E: WireElem>() -> Transfer<E> {
     Transfer {
-        send: crate::transfer::send_tensor,
-        recv: crate::transfer::recv_tensor,
+        send: crate::transfer::send_tensor::<E>,
+        recv: crate::transfer::recv_tensor::<E>,
     }
 }
 
-/// One rank's share of a DP x PP training run.
-pub struct PipeTrainer<'c> {
+/// One rank's share of a DP x PP training run; `E` (f32 or f64) is `cfg.shape.dtype`.
+pub struct PipeTrainer<'c, E: WireElem = f64> {
     pub cfg: PipeConfig,
     pub world: &'c SimpleCommunicator,
     pub grid: Grid,
@@ -43,7 +43,7 @@ pub struct PipeTrainer<'c> {
     pub opt: Optimizer,
     /// This stage's operations in one step.
     pub ops: Vec<Action>,
-    pub io: Transfer,
+    pub io: Transfer<E>,
     /// Steps taken.
     pub step: u64,
     /// The last step's spans on this rank.
@@ -65,15 +65,16 @@ pub fn place(world: &SimpleCommunicator, cuda: bool) -> Device {
     trainer_kit::place::place(world, choice, None).device
 }
 
-impl<'c> PipeTrainer<'c> {
+impl<'c, E: WireElem> PipeTrainer<'c, E> {
     // ANCHOR: start
-    /// Builds this rank's stage of the model on `device`; `cfg` was checked.
+    /// Builds this rank's stage of the model on `device`; `cfg` was checked; `io` moves `E`s.
     pub fn new(
         world: &'c SimpleCommunicator,
         cfg: PipeConfig,
-        io: Transfer,
+        io: Transfer<E>,
         device: Device,
     ) -> Result<Self, String> {
+        wire::moves::<E>(cfg.shape.dtype)?;
         let pp = world.size() as usize / cfg.dp;
         let grid = make_grid(world, cfg.dp, pp)?;
         let blocks = toolkit::split::block_range(cfg.shape.depth, pp, grid.stage);
@@ -192,13 +193,13 @@ impl<'c> PipeTrainer<'c> {
             let input = match s {
                 0 => xc.to_device(self.stage.device),
                 _ => {
-                    let (v, _) = pipe.process_at_rank(s as i32 - 1).receive_vec::<f64>();
+                    let (v, _) = pipe.process_at_rank(s as i32 - 1).receive_vec::<E>();
                     wire::copy_in(&v, &self.stage.in_shape(rows), self.stage.device)
                 }
             };
             let out = tch::no_grad(|| self.stage.forward(&input));
             if s + 1 < p {
-                let mut buf = vec![];
+                let mut buf = Vec::<E>::new();
                 wire::copy_out(&out, &mut buf);
                 pipe.process_at_rank(s as i32 + 1).send(&buf[..]);
             } else {

@@ -5,14 +5,17 @@
 //! stage holds a contiguous range of blocks; the first stage also holds `embed`, the last
 //! `head` and the loss. Every tensor has a global name (`block03.fc1.weight`) and is
 //! initialised from the seed and its name only, so any cut of the model starts from the
-//! same parameters as the whole model in one process. f64 throughout.
+//! same parameters as the whole model in one process. Its element type is `--dtype` (f32 by
+//! default; the equivalence checks use f64).
 
 use crate::addition::Addition;
+use crate::wire::{Dtype, DTYPES};
 use std::ops::Range;
 use tch::nn::{self, Module};
-use tch::{Device, Kind, Tensor};
+use tch::{Device, Tensor};
 
-/// The model's size (its flags: `--digits`, `--width`, `--depth`).
+/// The model's size and element type (its flags: `--digits`, `--width`, `--depth`,
+/// `--dtype`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::Args)]
 pub struct Shape {
     #[command(flatten)]
@@ -23,6 +26,9 @@ pub struct Shape {
     /// Residual blocks (at least one per stage)
     #[arg(long, value_name = "L", default_value_t = 8)]
     pub depth: usize,
+    /// Element type of the parameters, activations and messages: f32 or f64
+    #[arg(long, value_name = "f32|f64", value_parser = trainer_kit::cli::one_of("--dtype", DTYPES), default_value = "f32")]
+    pub dtype: Dtype,
 }
 
 /// One stage's part of the model.
@@ -87,7 +93,10 @@ impl StageModel {
             .collect();
         let head = last.then(|| make("head", w, shape.task.answer_digits() * 10));
         let mut vs = vs;
-        vs.double();
+        match shape.dtype {
+            Dtype::F32 => vs.float(),
+            Dtype::F64 => vs.double(),
+        }
         vs.set_device(device);
         let mut named: Vec<(String, Tensor)> = vs.variables().into_iter().collect();
         named.sort_by_key(|a| order(&a.0));
@@ -111,7 +120,7 @@ impl StageModel {
     /// the last stage.
     pub fn forward(&self, x: &Tensor) -> Tensor {
         let mut h = match &self.embed {
-            Some(e) => e.forward(x),
+            Some(e) => e.forward(&x.to_kind(self.shape.dtype.kind())), // the task's are f64
             None => x.shallow_clone(),
         };
         for (fc1, fc2) in &self.layers {
@@ -128,10 +137,10 @@ impl StageModel {
 
     /// Mean cross-entropy of `logits` (rows, d+1, 10) against `targets` (rows, d+1).
     pub fn loss(logits: &Tensor, targets: &Tensor) -> Tensor {
-        // In f64 (tch's cross_entropy_for_logits would compute it in f32).
+        // In the logits' own kind (tch's cross_entropy_for_logits would compute it in f32).
         logits
             .view([-1, 10])
-            .log_softmax(-1, Kind::Double)
+            .log_softmax(-1, logits.kind())
             .nll_loss(&targets.view([-1]))
     }
 

@@ -31,6 +31,7 @@ fn tiny(steps: u64) -> PipeConfig {
     c.shape.task.digits = 2;
     c.shape.width = 16;
     c.shape.depth = 4;
+    c.shape.dtype = ch07::wire::Dtype::F64; // bit-for-bit checks, in f64
     c
 }
 
@@ -38,7 +39,7 @@ fn tiny(steps: u64) -> PipeConfig {
 fn bits(tensors: &[Tensor]) -> Vec<u64> {
     let mut all = vec![];
     for t in tensors {
-        let mut v = vec![];
+        let mut v = Vec::<f64>::new();
         wire::copy_out(t, &mut v);
         all.extend(v.iter().map(|x| x.to_bits()));
     }
@@ -66,7 +67,7 @@ mpi_test! {
         // GPipe on 2 ranks, 1F1B (the default) on 2 pipelines of 2 stages.
         let schedule = if dp == 1 { ScheduleKind::GPipe } else { ScheduleKind::OneFOneB };
         let straight_cfg = PipeConfig { dp, schedule, ..tiny(2 * k) };
-        let mut straight = PipeTrainer::new(world, straight_cfg.clone(), learner_transfer(), Device::Cpu)?;
+        let mut straight = PipeTrainer::new(world, straight_cfg.clone(), learner_transfer::<f64>(), Device::Cpu)?;
         let straight_losses = train(&mut straight)?;
         // The first half, writing its checkpoint at step k; then a fresh trainer resumes.
         let mut first = PipeConfig {
@@ -74,11 +75,11 @@ mpi_test! {
             ..straight_cfg.clone()
         };
         (first.common.checkpoint, first.common.every) = (Some(dir.clone()), k);
-        train(&mut PipeTrainer::new(world, first.clone(), learner_transfer(), Device::Cpu)?)?;
+        train(&mut PipeTrainer::new(world, first.clone(), learner_transfer::<f64>(), Device::Cpu)?)?;
         world.barrier(); // every stage has written its file
         let mut second = PipeConfig { steps: 2 * k, ..first };
         second.common.resume = true;
-        let mut resumed = PipeTrainer::new(world, second, learner_transfer(), Device::Cpu)?;
+        let mut resumed = PipeTrainer::new(world, second, learner_transfer::<f64>(), Device::Cpu)?;
         let mine = (|| {
             if resumed.step != k {
                 return Err(format!("resumed at step {}, expected {k}", resumed.step));

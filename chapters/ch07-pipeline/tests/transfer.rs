@@ -24,7 +24,7 @@ mpi_test! {
             .cases(12)
             .check((1i64..6, 1i64..9, 0i32..50), |&(rows, width, tag)| {
                 let shape = [rows, width];
-                let mut bufs = vec![vec![]; 2];
+                let mut bufs = vec![Vec::<f64>::new(); 2];
                 mpi::request::scope(|scope| {
                     let mut slots = bufs.iter_mut();
                     let mut pending = vec![];
@@ -41,7 +41,7 @@ mpi_test! {
                         if from >= p {
                             continue;
                         }
-                        let got = recv_tensor(world, from, tag, &shape, Device::Cpu)?;
+                        let got = recv_tensor::<f64>(world, from, tag, &shape, Device::Cpu)?;
                         let want = values(from, tag, &shape, back);
                         let dir = if back { "gradient from" } else { "activation from" };
                         if got.size() != shape || got.kind() != Kind::Double {
@@ -64,7 +64,7 @@ mpi_test! {
     fn ex7_2_a_wrong_shape_is_refused(world at &[2]) {
         let s = world.rank() as usize;
         // Sender side: a 2x3 tensor where 3x3 is expected is refused, and nothing is sent.
-        let mut buf = vec![];
+        let mut buf = Vec::<f64>::new();
         let refused = mpi::request::scope(|scope| {
             let t = Tensor::zeros([2, 3], (Kind::Double, Device::Cpu));
             match send_tensor(world, 1 - s, 9, &t, &[3, 3], &mut buf, scope) {
@@ -83,7 +83,7 @@ mpi_test! {
             world.process_at_rank(1).send_with_tag(&[1.0f64; 6][..], 4);
             Ok(())
         } else {
-            match recv_tensor(world, 0, 4, &[3, 3], Device::Cpu) {
+            match recv_tensor::<f64>(world, 0, 4, &[3, 3], Device::Cpu) {
                 Ok(t) => Err(format!("a message of 6 values was accepted as {:?}", t.size())),
                 Err(why) if why.contains("3x3") && why.contains('6') => Ok(()),
                 Err(why) => Err(format!("the refusal should name the 3x3 shape and the 6 values: {why}")),

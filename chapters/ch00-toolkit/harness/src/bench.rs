@@ -15,8 +15,8 @@ use std::time::Duration;
 /// The tag of a result line: `ROW {json}`.
 pub const ROW: &str = "ROW";
 
-/// Runs this executable under mpirun at each of `ranks` in turn, each job within
-/// `timeout`, and returns the lines rank 0 printed, per rank count. Says on stderr which
+/// Runs this executable under mpirun at each of `ranks` in turn (each rank gets the
+/// driver's own arguments), each job within `timeout`, and returns the lines rank 0 printed, per rank count. Says on stderr which
 /// job starts (`NAME: running N rank(s)...`); panics with a job's output when it fails.
 pub fn at_rank_counts(ranks: &[u32], timeout: Duration) -> Vec<(u32, Vec<String>)> {
     let exe = std::env::current_exe().expect("cannot find my own executable");
@@ -27,7 +27,10 @@ pub fn at_rank_counts(ranks: &[u32], timeout: Duration) -> Vec<(u32, Vec<String>
     let mut results = vec![];
     for &np in ranks {
         eprintln!("{name}: running {np} rank(s)...");
-        let job = Job::new(exe.to_string_lossy()).ranks(np).timeout(timeout);
+        let job = Job::new(exe.to_string_lossy())
+            .args(std::env::args().skip(1))
+            .ranks(np)
+            .timeout(timeout);
         let out = job.run().unwrap_or_else(|e| panic!("{e}"));
         if !out.success() {
             panic!("{name}: the {np}-rank run failed:\n{}", out.text());

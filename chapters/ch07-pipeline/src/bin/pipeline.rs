@@ -10,18 +10,28 @@
 use ch07::pipe_config::PipeConfig;
 use ch07::pipe_train::{learner_transfer, PipeTrainer};
 use ch07::spans::{timeline_svg, trace_json};
+use ch07::wire::{Dtype, WireElem};
 use mpi::traits::*;
 use trainer_kit::entry::Report;
 
 fn main() {
     // Bad settings: one line, before MPI starts (no rank has communicated yet).
     let cfg: PipeConfig = trainer_kit::cli::from_command_line();
-    trainer_kit::entry::run_and_exit("pipeline", Report::EveryRank, |world| run(world, cfg))
+    // The model's element type picks the transfer's (f32 by default, `--dtype f64`).
+    trainer_kit::entry::run_and_exit("pipeline", Report::EveryRank, |world| {
+        match cfg.shape.dtype {
+            Dtype::F32 => run::<f32>(world, cfg),
+            Dtype::F64 => run::<f64>(world, cfg),
+        }
+    })
 }
 
-fn run(world: &mpi::topology::SimpleCommunicator, cfg: PipeConfig) -> Result<(), String> {
+fn run<E: WireElem>(
+    world: &mpi::topology::SimpleCommunicator,
+    cfg: PipeConfig,
+) -> Result<(), String> {
     let device = trainer_kit::place::place(world, cfg.common.device, cfg.common.threads).device;
-    let mut t = PipeTrainer::new(world, cfg.clone(), learner_transfer(), device)?;
+    let mut t = PipeTrainer::new(world, cfg.clone(), learner_transfer::<E>(), device)?;
     let mut params = 0.0;
     world.all_reduce_into(
         &((t.stage.count() as f64) * f64::from(u8::from(t.grid.replica == 0))),
@@ -31,8 +41,8 @@ fn run(world: &mpi::topology::SimpleCommunicator, cfg: PipeConfig) -> Result<(),
     if world.rank() == 0 {
         let sh = cfg.shape;
         println!(
-            "model: {} residual blocks of width {}, {params} parameters; task: {}-digit addition",
-            sh.depth, sh.width, sh.task.digits
+            "model: {} residual blocks of width {}, {params} parameters ({}); task: {}-digit addition",
+            sh.depth, sh.width, sh.dtype.name(), sh.task.digits
         );
         let cut: Vec<String> = (0..t.grid.pp)
             .map(|s| format!("{:?}", toolkit::split::block_range(sh.depth, t.grid.pp, s)))

@@ -5,17 +5,19 @@
 use ch07::addition::{micro_batches, Addition, MicroBatches};
 use ch07::optim::{Optimizer, Rule};
 use ch07::stage_model::{whole, Shape, StageModel};
-use ch07::wire::{self, SendRequest, Transfer};
+use ch07::wire::{self, Dtype, SendRequest, Transfer};
 use mpi::request::LocalScope;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use tch::{Device, Tensor};
 
-/// A small model: 8 blocks of width 12 over 2-digit addition.
+/// A small model: 8 blocks of width 12 over 2-digit addition, in f64 (the equivalence
+/// checks compare to 1e-10).
 pub const SHAPE: Shape = Shape {
     task: Addition { digits: 2 },
     width: 12,
     depth: 8,
+    dtype: Dtype::F64,
 };
 pub const SEED: u64 = 11;
 pub const LR: f64 = 0.2;
@@ -109,7 +111,7 @@ pub fn same_as_one_process(
             .iter()
             .find(|(n, _)| n == name)
             .ok_or(format!("{what}: no `{name}` in one process"))?;
-        let (mut a, mut b) = (vec![], vec![]);
+        let (mut a, mut b) = (Vec::<f64>::new(), Vec::<f64>::new());
         wire::copy_out(p, &mut a);
         wire::copy_out(r, &mut b);
         for (j, (x, y)) in a.iter().zip(&b).enumerate() {
@@ -140,7 +142,7 @@ pub fn reference_ops(pipe: &SimpleCommunicator, stage: &StageModel, batch: &Micr
         Tensor::from_slice(&v).view(shape)
     };
     let send = |to: usize, tag: usize, t: &Tensor| {
-        let mut v = vec![];
+        let mut v = Vec::<f64>::new();
         wire::copy_out(t, &mut v);
         pipe.process_at_rank(to as i32)
             .send_with_tag(&v[..], tag as i32);

@@ -14,22 +14,24 @@
 //! machine's cores). On 2 cores, p = 4 oversubscribes the cores: see the notes printed
 //! under the table. Writes target/workbook/ch07/pipe_bench.csv.
 
+mod counting;
+
 use ch07::pipe_config::PipeConfig;
-use ch07::pipe_train::{learner_transfer, place, PipeTrainer};
+use ch07::pipe_train::{place, PipeTrainer};
 use ch07::plan::ScheduleKind;
 use ch07::schedule_check::{bubble_formula, check, UNIT};
 use ch07::stage_model::{whole, StageModel};
-use ch07::wire::{SendRequest, Transfer};
+use ch07::wire::{Dtype, WireElem, DTYPES};
+use clap::Parser;
+use counting::{counting_transfer, HELD};
 use mpi::collective::SystemOperation;
-use mpi::request::LocalScope;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use serde::{Deserialize, Serialize};
-use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 use tabled::Tabled;
-use tch::{Device, Tensor};
+use tch::Device;
 use toolkit::bench::{self, at_rank_counts, print_row, print_tagged, tagged, tagged_rows};
 use toolkit::report::{print_and_save, Timing};
 
@@ -40,6 +42,18 @@ const STEPS: u64 = 40;
 const BATCH: usize = 256;
 const WIDTH: i64 = 128;
 const DEPTH: usize = 8;
+
+/// pipe_bench's flags (every rank gets the same command line).
+#[derive(Parser)]
+#[command(
+    name = "pipe_bench",
+    about = "GPipe against 1F1B at p = 2 and 4, m = 1..16"
+)]
+struct Args {
+    /// Element type of the model and of the messages between stages
+    #[arg(long, value_name = "f32|f64", value_parser = trainer_kit::cli::one_of("--dtype", DTYPES), default_value = "f32")]
+    dtype: Dtype,
+}
 
 #[derive(Tabled)]
 struct Row {
@@ -74,11 +88,16 @@ struct Measured {
 }
 
 fn main() {
+    let dtype = Args::parse().dtype;
     if toolkit::launch::under_mpirun() {
         let universe = toolkit::spmd::start_rank();
-        inner(&universe.world());
+        match dtype {
+            Dtype::F32 => inner::<f32>(&universe.world()),
+            Dtype::F64 => inner::<f64>(&universe.world()),
+        }
         return;
     }
+    let bytes = dtype.kind().elt_size_in_bytes();
     let (mut rows, mut one) = (vec![], f64::NAN);
     for (np, lines) in at_rank_counts(&RANKS, Duration::from_secs(300)) {
         if np == 1 {
@@ -91,7 +110,7 @@ fn main() {
                 formula: "-".into(),
                 measured: "-".into(),
                 held: "1".into(),
-                kib: format!("{:.0}", held_kib(DEPTH, BATCH, 1)),
+                kib: format!("{:.0}", held_kib(DEPTH, BATCH, 1, bytes)),
                 rate: format!("{one:.0}"),
                 versus: "1.00x".into(),
             });
@@ -107,7 +126,10 @@ fn main() {
                 formula: format!("{:.1}%", 100.0 * bubble_formula(np as usize, r.m)),
                 measured: format!("{:.1}%", 100.0 * r.bubble),
                 held: held.join("/"),
-                kib: format!("{:.0}", held_kib(DEPTH / np as usize, BATCH / r.m, most)),
+                kib: format!(
+                    "{:.0}",
+                    held_kib(DEPTH / np as usize, BATCH / r.m, most, bytes)
+                ),
                 rate: format!("{:.0}", r.samples_per_s),
                 versus: format!("{:.2}x", r.samples_per_s / one),
             });
@@ -119,8 +141,9 @@ fn main() {
     let path = print_and_save(&rows, "ch07/pipe_bench.csv").expect("write csv");
     let cores = toolkit::report::host_cores();
     println!(
-        "model: {DEPTH} residual blocks of width {WIDTH} (f64), 3-digit addition, batch {BATCH}, Adam; \
-         {WARMUP} warm-up + {STEPS} timed steps per row; this machine: {cores} core(s)"
+        "model: {DEPTH} residual blocks of width {WIDTH} ({}), 3-digit addition, batch {BATCH}, Adam; \
+         {WARMUP} warm-up + {STEPS} timed steps per row; this machine: {cores} core(s)",
+        dtype.name()
     );
     println!(
         "one process: the whole model on the whole batch at once, LibTorch on {cores} thread(s); \
@@ -129,7 +152,7 @@ fn main() {
     println!(
         "held: micro-batches whose forward is done and backward is not, counted on each stage \
          (they equal the schedule checker's count on paper); KiB: held x {DEPTH}/p blocks x 2 saved \
-         tensors (each block's input and its ReLU output) x rows x width x 8 bytes"
+         tensors (each block's input and its ReLU output) x rows x width x {bytes} bytes"
     );
     println!(
         "measured bubble: 1 - (time in forward and backward, summed over stages) / (p x the \
@@ -148,21 +171,21 @@ fn main() {
 }
 
 /// Saved activations of `held` micro-batches of a batch of `rows` rows through `blocks`
-/// blocks, in KiB.
-fn held_kib(blocks: usize, rows: usize, held: usize) -> f64 {
-    (held * blocks * 2 * rows * WIDTH as usize * 8) as f64 / 1024.0
+/// blocks, of `bytes` per element, in KiB.
+fn held_kib(blocks: usize, rows: usize, held: usize, bytes: usize) -> f64 {
+    (held * blocks * 2 * rows * WIDTH as usize * bytes) as f64 / 1024.0
 }
 
-fn inner(world: &SimpleCommunicator) {
+fn inner<E: WireElem>(world: &SimpleCommunicator) {
     if world.size() == 1 {
-        print_tagged("ONE", &one_process());
+        print_tagged("ONE", &one_process::<E>());
         return;
     }
     let p = world.size() as usize;
     let device = place(world, false);
     for kind in [ScheduleKind::GPipe, ScheduleKind::OneFOneB] {
         for m in MICRO {
-            let (bubble, rate, held) = pipeline(world, kind, m, device);
+            let (bubble, rate, held) = pipeline::<E>(world, kind, m, device);
             let mut all = vec![0u64; p];
             world.all_gather_into(&(held as u64), &mut all[..]);
             let paper = check(&ch07::choose::schedule_for(kind, p, m), m, UNIT).expect("schedule");
@@ -189,7 +212,7 @@ fn inner(world: &SimpleCommunicator) {
 
 /// Trains a fresh pipeline of `kind` with `m` micro-batches: (measured bubble, samples/s,
 /// the most micro-batches this stage held at once).
-fn pipeline(
+fn pipeline<E: WireElem>(
     world: &SimpleCommunicator,
     kind: ScheduleKind,
     m: usize,
@@ -202,8 +225,8 @@ fn pipeline(
     };
     (cfg.common.batch, cfg.common.quiet) = (BATCH, true);
     cfg.shape.width = WIDTH;
-    cfg.shape.depth = DEPTH;
-    let mut t = PipeTrainer::new(world, cfg, counting_transfer(), device).expect("trainer");
+    (cfg.shape.depth, cfg.shape.dtype) = (DEPTH, E::DTYPE);
+    let mut t = PipeTrainer::new(world, cfg, counting_transfer::<E>(), device).expect("trainer");
     for _ in 0..WARMUP {
         t.train_step().expect("step");
     }
@@ -228,64 +251,14 @@ fn pipeline(
     )
 }
 
-thread_local! {
-    /// The micro-batches this stage holds activations of now, and the most held at once.
-    static HELD: RefCell<(BTreeSet<i32>, usize)> = const { RefCell::new((BTreeSet::new(), 0)) };
-}
-
-/// A micro-batch's forward moved an activation (`true`) or its backward a gradient.
-fn note(tag: i32, forward: bool) {
-    HELD.with(|h| {
-        let (set, peak) = &mut *h.borrow_mut();
-        match forward {
-            true => set.insert(tag),
-            false => set.remove(&tag),
-        };
-        *peak = (*peak).max(set.len());
-    });
-}
-
-/// Ex 7.2's send, noting what it moves: an activation goes to the next stage.
-fn counting_send<'a, 'b>(
-    comm: &SimpleCommunicator,
-    to: usize,
-    tag: i32,
-    t: &Tensor,
-    shape: &[i64],
-    buf: &'a mut Vec<f64>,
-    scope: &'b LocalScope<'a>,
-) -> Result<SendRequest<'a, 'b>, String> {
-    note(tag, to > comm.rank() as usize);
-    (learner_transfer().send)(comm, to, tag, t, shape, buf, scope)
-}
-
-/// Ex 7.2's receive, noting what it moves: an activation comes from the stage before.
-fn counting_recv(
-    comm: &SimpleCommunicator,
-    from: usize,
-    tag: i32,
-    shape: &[i64],
-    device: Device,
-) -> Result<Tensor, String> {
-    note(tag, from < comm.rank() as usize);
-    (learner_transfer().recv)(comm, from, tag, shape, device)
-}
-
-fn counting_transfer() -> Transfer {
-    Transfer {
-        send: counting_send,
-        recv: counting_recv,
-    }
-}
-
 /// The same model and optimizer in one process, on the whole batch at once (LibTorch on
 /// every core): samples/s.
-fn one_process() -> f64 {
+fn one_process<E: WireElem>() -> f64 {
     let cores = toolkit::report::host_cores();
     tch::set_num_threads(cores as i32);
     let mut cfg = PipeConfig::default();
     cfg.shape.width = WIDTH;
-    cfg.shape.depth = DEPTH;
+    (cfg.shape.depth, cfg.shape.dtype) = (DEPTH, E::DTYPE);
     let mut model = whole(cfg.shape, cfg.common.seed, Device::Cpu);
     let mut opt =
         ch07::optim::Optimizer::new(ch07::optim::Rule::Adam { lr: cfg.common.lr }, &model.params);

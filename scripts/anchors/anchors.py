@@ -1,0 +1,152 @@
+# The anchors: our trainers next to PyTorch on the same work, side by side in one run.
+#
+# Run: `make anchors` (scripts/anchors/run.sh makes the venv and the release binaries,
+# then runs this with the venv's python). Alternates ours and PyTorch's, ROUNDS times each
+# (default 2), at NP = 2 on this machine's cores:
+#   ch06: `train` (CNN, UCI digits, global batch 64, SGD momentum 0.9) against DDP (gloo),
+#         scripts/anchors/ddp_cnn.py; samples/s = the median over epochs 3.. of each run;
+#   ch07: `pipeline` (f32, Adam, p = 2) against torch.distributed.pipelining (gloo),
+#         scripts/anchors/pipe_mlp.py, Schedule1F1B and ScheduleGPipe, at the default size
+#         (width 96, batch 128, m = 4) and a compute-bound one (width 512, batch 256, m = 8);
+#         samples/s over the timed steps after a warm-up as long.
+# Ours runs twice per round: as `make run` does, and with Open MPI's
+# `mpi_yield_when_idle=1` (a waiting rank yields its core instead of polling: what a loaded
+# machine needs). Prints one table (each run's figure, the medians, ours / PyTorch) and
+# writes the rows of
+# each chapter to book/src/ch06-data-parallel/output/anchors.txt and
+# book/src/ch07-pipeline/output/anchors.txt (the benchmark pages include them).
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "../.."))
+NP = 2
+YIELD = {"OMPI_MCA_mpi_yield_when_idle": "1"}
+
+
+def release_bin(name):
+    target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+    return os.path.join(target, "release", name)
+
+
+def run(cmd, env=None, timeout=600):
+    """Runs `cmd`, returns its stdout; exits with its output when it fails."""
+    full = dict(os.environ, **(env or {}))
+    p = subprocess.run(cmd, cwd=ROOT, env=full, capture_output=True, text=True, timeout=timeout)
+    if p.returncode != 0:
+        sys.exit(f"anchors: `{' '.join(cmd)}` failed ({p.returncode}):\n{p.stdout}\n{p.stderr}")
+    return p.stdout
+
+
+def torchrun(script, args):
+    bindir = os.path.dirname(sys.executable)
+    return [os.path.join(bindir, "torchrun"), f"--nproc-per-node={NP}", "--master-port=29517",
+            os.path.join(HERE, script)] + args
+
+
+# --- chapter 06 -------------------------------------------------------------------------
+EPOCHS = 8
+
+
+def ours_ch06(env):
+    out = run([release_bin("train"), "--epochs", str(EPOCHS)], env=dict(env, NP=str(NP)))
+    rates = [float(m.group(1)) for m in re.finditer(r"\|\s*([\d.]+) samples/s", out)]
+    if len(rates) != EPOCHS:
+        sys.exit(f"anchors: train printed {len(rates)} epoch lines, expected {EPOCHS}:\n{out}")
+    return statistics.median(rates[2:])
+
+
+def torch_ch06(_env):
+    out = run(torchrun("ddp_cnn.py", ["--epochs", str(EPOCHS)]))
+    rates = [float(m.group(1)) for m in re.finditer(r"^EPOCH \d+ ([\d.]+)$", out, re.M)]
+    return statistics.median(rates[2:])
+
+
+# --- chapter 07 -------------------------------------------------------------------------
+# (name, width, batch, m, steps timed = warm-up steps x 2)
+SIZES = [("default", 96, 128, 4, 140), ("compute-bound", 512, 256, 8, 40)]
+
+
+def ours_ch07(env, schedule, width, batch, m, steps):
+    window = steps // 2  # three report windows: one warm-up, two timed
+    out = run([release_bin("pipeline"), "--schedule", schedule, "--width", str(width),
+               "--batch", str(batch), "--micro", str(m), "--dtype", "f32",
+               "--steps", str(3 * window), "--report", str(window)], env=dict(env, NP=str(NP)))
+    rates = [float(m.group(1)) for m in re.finditer(r"^\s*\d+\s+\S+\s+\S+%\s+([\d.]+)", out, re.M)]
+    if len(rates) != 3:
+        sys.exit(f"anchors: pipeline printed {len(rates)} progress lines, expected 3:\n{out}")
+    return 2 / (1 / rates[1] + 1 / rates[2])  # the two timed windows' samples / their time
+
+
+def torch_ch07(_env, schedule, width, batch, m, steps):
+    out = run(torchrun("pipe_mlp.py", ["--schedule", schedule, "--width", str(width),
+                                       "--batch", str(batch), "--micro", str(m),
+                                       "--dtype", "f32", "--warmup", str(steps // 2),
+                                       "--steps", str(steps)]))
+    return float(re.search(r"^RATE ([\d.]+)$", out, re.M).group(1))
+
+
+# --- the table --------------------------------------------------------------------------
+def table(rows):
+    head = ["chapter", "workload", "ours (samples/s)", "ours, yielding", "PyTorch",
+            "ours / PyTorch", "yielding / PyTorch"]
+    body = []
+    for chapter, what, ours, yielding, theirs in rows:
+        mo, my, mt = (statistics.median(v) for v in (ours, yielding, theirs))
+        each = lambda v: f"{statistics.median(v):,.0f} (" + " ".join(f"{x:,.0f}" for x in v) + ")"
+        body.append([chapter, what, each(ours), each(yielding), each(theirs),
+                     f"{mo / mt:.2f}x", f"{my / mt:.2f}x"])
+    widths = [max(len(r[i]) for r in [head] + body) for i in range(len(head))]
+    line = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()
+    return "\n".join([line(head), line(["-" * w for w in widths])] + [line(r) for r in body])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=2, help="runs of each, alternating")
+    ap.add_argument("--no-write", action="store_true", help="print only")
+    args = ap.parse_args()
+    import torch  # the venv's
+
+    cores = os.cpu_count() or 1
+    jobs = [("06", f"CNN, UCI digits, NP={NP}, batch 64, SGD momentum; ours vs DDP (gloo)",
+             ours_ch06, torch_ch06, ())]
+    for name, width, batch, m, steps in SIZES:
+        for sched, label in [("1f1b", "1F1B"), ("gpipe", "GPipe")]:
+            what = (f"{label}, p={NP}, {name}: 8 blocks of width {width}, batch {batch}, "
+                    f"m={m}, Adam, f32")
+            jobs.append(("07", what, ours_ch07, torch_ch07, (sched, width, batch, m, steps)))
+    results = {what: ([], [], []) for _, what, *_ in jobs}
+    start = time.time()
+    for r in range(args.rounds):
+        for chapter, what, ours, theirs, a in jobs:
+            # Alternate: in odd rounds PyTorch goes first.
+            order = [(0, ours, {}), (1, ours, YIELD), (2, theirs, {})]
+            for side, fn, env in order if r % 2 == 0 else order[::-1]:
+                results[what][side].append(fn(env, *a))
+                print(f"round {r + 1}: ch{chapter} {what}: {['ours', 'yielding', 'PyTorch'][side]} "
+                      f"{results[what][side][-1]:,.0f} samples/s", file=sys.stderr, flush=True)
+    header = (f"$ make anchors   # {args.rounds} rounds, alternating; {cores} cores, "
+              f"{max(1, cores // NP)} thread(s) per rank; torch {torch.__version__}; "
+              f"load average before the last run {os.getloadavg()[0]:.1f}; "
+              f"{time.time() - start:.0f} s")
+    rows = [(c, w, *results[w]) for c, w, *_ in jobs]
+    print(header)
+    print(table(rows))
+    if not args.no_write:
+        for chapter, folder in [("06", "ch06-data-parallel"), ("07", "ch07-pipeline")]:
+            path = os.path.join(ROOT, "book/src", folder, "output/anchors.txt")
+            mine = [row for row in rows if row[0] == chapter]
+            with open(path, "w") as f:
+                f.write(header + "\n" + table(mine) + "\n")
+            print(f"wrote {os.path.relpath(path, ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
