@@ -93,7 +93,7 @@ fn main() {
         }
     }
     let path = print_and_save(&rows, "ch07/plan_bench.csv").expect("write csv");
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = toolkit::report::host_cores();
     println!(
         "model: {DEPTH} residual blocks of width {WIDTH} (f64), 3-digit addition, batch {BATCH}, \
          Adam; {WARMUP} warm-up + {STEPS} timed steps per row; interleaved: v = 2 chunks per \
