@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Chapter 07's captures for the book beyond its labs' output:
-#   the planted schedule mistakes and the benchmarks (pipe_bench, plan_bench).
+#   the planted mistakes, the benchmarks (pipe_bench, plan_bench), the trainer's traced runs,
+#   its checkpoint and resume runs, and its refusals.
 # `make outputs CH=07` runs the labs, then this script from the repository root
 # (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.
 set -euo pipefail
@@ -15,4 +16,31 @@ book=book/src/ch07-pipeline
   cargo run -q --release -p ch07-pipeline --features solution --bin pipe_bench 2>&1; } > $book/output/pipe_bench.txt
 { echo '$ cargo run --release -p ch07-pipeline --features solution --bin plan_bench';
   cargo run -q --release -p ch07-pipeline --features solution --bin plan_bench 2>&1; } > $book/output/plan_bench.txt
-echo "outputs: wrote chapter 7's planted schedule mistakes and the benchmarks"
+# The trainer's runs the pages show: each command, then what it printed (exit status kept
+# out: a refusal on purpose fails).
+pipeline=(cargo run -q --release -p ch07-pipeline --features solution --bin pipeline --)
+shown() { # shown NP ARGS...: one run of the pipeline lab at NP ranks
+  local np=$1; shift
+  echo "\$ NP=$np cargo run -q --release -p ch07-pipeline --features solution --bin pipeline -- $*"
+  NP=$np "${pipeline[@]}" "$@" 2>&1 || true
+}
+{ echo '$ make run CH=07 NP=2 SOLUTION=1'; NP=2 $MAKE -s --no-print-directory run CH=07 SOLUTION=1 2>&1; } \
+  > $book/output/train-np2.txt
+shown 4 --dp 2 > $book/output/train-dp.txt
+for s in 1f1b gpipe; do
+  shown 4 --schedule $s --micro 8 --steps 20 --trace target/workbook/trace-$s > $book/output/trace-$s.txt
+  cp target/workbook/trace-$s.svg $book/img/
+done
+ckpt=target/workbook/ckpt07
+rm -rf $ckpt
+{ shown 4 --steps 300 --report 100 --checkpoint $ckpt --every 100; echo
+  shown 4 --steps 600 --report 100 --checkpoint $ckpt --resume; echo
+  shown 4 --steps 600 --report 100; echo
+  echo "\$ ls $ckpt"; ls $ckpt; echo
+  shown 2 --steps 600 --checkpoint $ckpt --resume; } > $book/output/resume.txt
+{ shown 4 --device cuda; shown 4 --dp 3; shown 4 --depth 2; } > $book/output/refusals.txt
+{ echo '$ cargo test -p ch07-pipeline --features solution --test planted_mistakes -- --nocapture --test-threads=1'
+  cargo test -q -p ch07-pipeline --features solution --test planted_mistakes -- --nocapture --test-threads=1 2>&1 \
+  | grep -E 'DEADLOCK|hint:|says:|\] ran `' | sed 's/^ */  /' | awk '/ran `/ && NR > 1 { print "" } { print }'; } \
+  > $book/output/planted-trainer.txt
+echo "outputs: wrote chapter 7's planted mistakes, benchmarks, traces, checkpoint and refusal runs"
