@@ -41,6 +41,7 @@ rm -rf $ckpt
 { shown 4 --device cuda; shown 4 --dp 3; shown 4 --depth 2; } > $book/output/refusals.txt
 { echo '$ cargo test -p ch07-pipeline --features solution --test planted_mistakes -- --nocapture --test-threads=1'
   cargo test -q -p ch07-pipeline --features solution --test planted_mistakes -- --nocapture --test-threads=1 2>&1 \
-  | grep -E 'DEADLOCK|hint:|says:|\] ran `' | sed 's/^ */  /' | awk '/ran `/ && NR > 1 { print "" } { print }'; } \
+  | grep -E 'DEADLOCK|hint:|says:|\] ran `' | sed -E 's/^[. ]*//; s/^rank [0-9]+ \| +//; s/^/  /' \
+  | awk '{ d = /DEADLOCK/ } NR > 1 && (/ran `/ || (d && !prev)) { print "" } { print; prev = d }'; } \
   > $book/output/planted-trainer.txt
 echo "outputs: wrote chapter 7's planted mistakes, benchmarks, traces, checkpoint and refusal runs"

@@ -4,7 +4,7 @@
 //! puts these costs through the plan checker.
 
 use crate::stage_model::StageModel;
-use tch::{Device, Kind, Tensor};
+use tch::{Device, Tensor};
 
 /// Milliseconds per micro-batch of each pass (medians).
 #[derive(Clone, Copy, Debug)]
@@ -33,7 +33,8 @@ pub fn cpu_now() -> f64 {
 /// The median cost of each pass of `stage` (not the first: its input takes a gradient;
 /// not the last: no loss) on a micro-batch of `rows` random rows, over `reps` repetitions.
 pub fn measure(stage: &StageModel, rows: i64, reps: usize) -> Passes {
-    let opts = (Kind::Double, Device::Cpu);
+    let kind = stage.shape.dtype.kind();
+    let opts = (kind, Device::Cpu);
     let width = stage.shape.width;
     let x = Tensor::randn([rows, width], opts).set_requires_grad(true);
     let dy = Tensor::randn([rows, width], opts);
@@ -46,9 +47,9 @@ pub fn measure(stage: &StageModel, rows: i64, reps: usize) -> Passes {
     for _ in 0..reps {
         let mut y = None;
         samples[0].push(timed(&mut || y = Some(stage.forward(&x))));
-        let z = (y.expect("the forward ran") * &dy).sum(Kind::Double);
+        let z = (y.expect("the forward ran") * &dy).sum(kind);
         samples[1].push(timed(&mut || z.backward()));
-        let z = (stage.forward(&x) * &dy).sum(Kind::Double);
+        let z = (stage.forward(&x) * &dy).sum(kind);
         samples[2].push(timed(&mut || {
             Tensor::run_backward(&[&z], &[&x], true, false);
         }));

@@ -21,6 +21,7 @@ use ch07::rank_schedules::{interleaved, zero_bubble_h1};
 use ch07::spans::Timeline;
 use ch07::stage_model::{Shape, StageModel};
 use ch07::task_executor::run_tasks;
+use ch07::wire::Dtype;
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -120,6 +121,7 @@ fn pass_costs() -> Passes {
     let shape = Shape {
         width: WIDTH,
         depth: DEPTH,
+        dtype: Dtype::F64, // ex 7.9's executor moves f64 (its Transfer's default)
         ..ch07::pipe_config::PipeConfig::default().shape
     };
     let stage = StageModel::new(shape, 0..DEPTH / 2, false, false, SEED, Device::Cpu);
@@ -248,6 +250,7 @@ fn measure(
     let shape = Shape {
         width: WIDTH,
         depth: DEPTH,
+        dtype: Dtype::F64, // ex 7.9's executor moves f64 (its Transfer's default)
         ..ch07::pipe_config::PipeConfig::default().shape
     };
     let stages = v * p;
