@@ -14,6 +14,7 @@
 //! machine's cores). On 2 cores, p = 4 oversubscribes the cores: see the notes printed
 //! under the table. Writes target/workbook/ch07/pipe_bench.csv.
 
+mod choose_m;
 mod counting;
 
 use ch07::pipe_config::PipeConfig;
@@ -98,7 +99,7 @@ fn main() {
         return;
     }
     let bytes = dtype.kind().elt_size_in_bytes();
-    let (mut rows, mut one) = (vec![], f64::NAN);
+    let (mut rows, mut one, mut rates) = (vec![], f64::NAN, vec![]);
     for (np, lines) in at_rank_counts(&RANKS, Duration::from_secs(300)) {
         if np == 1 {
             let rates = tagged_rows::<f64>(&lines, "ONE").unwrap_or_else(|e| panic!("{e}"));
@@ -119,6 +120,7 @@ fn main() {
         for r in bench::rows::<Measured>(&lines).unwrap_or_else(|e| panic!("pipe_bench: {e}")) {
             let most = r.held_per_stage.iter().copied().max().unwrap_or(0) as usize;
             let held: Vec<String> = r.held_per_stage.iter().map(u64::to_string).collect();
+            rates.push((np, r.schedule.clone(), r.m, r.samples_per_s));
             rows.push(Row {
                 p: np.to_string(),
                 schedule: r.schedule,
@@ -167,6 +169,9 @@ fn main() {
              and the measured bubble is not the schedule's alone"
         );
     }
+    choose_m::lines(&rates, BATCH, &MICRO)
+        .iter()
+        .for_each(|l| println!("{l}"));
     println!("wrote {}", path.display());
 }
 
