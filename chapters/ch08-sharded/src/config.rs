@@ -41,7 +41,8 @@ pub struct Config {
     /// Stop after this many steps in total (tests)
     #[arg(long, value_name = "N")]
     pub max_steps: Option<u64>,
-    /// The flags every trainer takes (`--lr`: Adam's learning rate)
+    /// The flags every trainer takes (`--lr`: Adam's learning rate; `--checkpoint DIR`:
+    /// each rank saves its shard there, rank 0 a manifest; `--resume` loads it at any N)
     #[command(flatten)]
     pub common: Common,
 }
@@ -82,12 +83,14 @@ pub fn check(c: &Config, ranks: usize) -> Result<(), String> {
              --device cpu (the default)"
         ));
     }
-    if run.checkpoint.is_some() || run.resume {
-        return Err(
-            "--checkpoint, --resume: sharded checkpoints are not part of this \
-                    lab yet"
-                .into(),
-        );
+    if run.every == 0 {
+        return Err("--every must be at least 1".into());
+    }
+    if run.resume {
+        // Every rank reads the same files here, before MPI starts: one verdict for all.
+        let dir = run.checkpoint.as_ref().ok_or("--resume needs --checkpoint DIR")?;
+        let (model, p) = crate::sharded_ckpt::model_id(c.model);
+        crate::sharded_ckpt::open(dir, &model, p).map_err(|e| format!("--resume: {e}"))?;
     }
     if c.epochs == 0 || c.max_steps == Some(0) {
         return Err("--epochs and --max-steps must be at least 1".into());

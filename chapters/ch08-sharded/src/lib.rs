@@ -12,16 +12,21 @@
 //!   tensors live in, Adam over a slice), [`halves`] (the reduce-scatter and allgather the
 //!   step runs on: MPI's, or chapter 3's ring), [`memory`] (the stages and what each
 //!   holds, measured and by formula), [`figure`] (one step's messages, drawn from the
-//!   trace), [`config`] and [`train`] (the lab).
-//! - Later (issue 23): ZeRO-3 (a layer executor that gathers, computes and frees),
-//!   sharded checkpoints and resharding, a memory budget, the benchmark and the anchors.
+//!   trace), [`config`] and [`train`] (the lab), [`sharded_ckpt`], [`reshard`] and
+//!   [`trainer_ckpt`] (sharded checkpoints: each rank its shard, a manifest written last,
+//!   resumed at the same N or resharded to another).
+//! - Later (issue 23): ZeRO-3 (a layer executor that gathers, computes and frees), a
+//!   memory budget, the benchmark and the anchors.
 
 pub mod config;
 pub mod figure;
 pub mod halves;
 pub mod memory;
+pub mod reshard;
+pub mod sharded_ckpt;
 pub mod shards;
 pub mod train;
+pub mod trainer_ckpt;
 
 #[cfg_attr(
     feature = "solution",

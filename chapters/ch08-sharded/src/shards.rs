@@ -178,6 +178,22 @@ impl ShardAdam {
         self.opt.t
     }
 
+    /// Copies of m and v ([`ShardAdam::len`] elements each): what a checkpoint saves.
+    pub fn moments(&self) -> (Vec<f32>, Vec<f32>) {
+        let copy = |t: &Tensor| Vec::<f32>::try_from(t.flatten(0, -1)).expect("f32 state");
+        (copy(&self.opt.m[0]), copy(&self.opt.v[0]))
+    }
+
+    /// Restores m, v (each [`ShardAdam::len`] elements) and the step count, as saved.
+    pub fn restore(&mut self, m: &[f32], v: &[f32], steps: u64) {
+        assert!(m.len() == self.len && v.len() == self.len, "Adam restore: wrong length");
+        tch::no_grad(|| {
+            self.opt.m[0].copy_(&Tensor::from_slice(m));
+            self.opt.v[0].copy_(&Tensor::from_slice(v));
+        });
+        self.opt.t = steps;
+    }
+
     /// One Adam update of `params` with `grads` (already averaged), in place. Both must
     /// hold exactly [`ShardAdam::len`] elements: a panic names the mismatch.
     pub fn step(&mut self, params: &mut [f32], grads: &[f32]) {

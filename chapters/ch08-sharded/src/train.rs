@@ -24,7 +24,7 @@ use tch::{Kind, Tensor};
 
 /// A rank's trainer.
 pub struct Trainer<'w> {
-    world: &'w SimpleCommunicator,
+    pub(crate) world: &'w SimpleCommunicator,
     pub cfg: Config,
     /// This rank's shard (stage 0: one "shard" of everything, no padding).
     pub layout: Layout,
@@ -46,6 +46,9 @@ pub struct Trainer<'w> {
     /// The messages of the first step, each send marked with the block it carried
     /// (`figure::marked`).
     pub first_step: Vec<toolkit::trace::Traced>,
+    /// The step of the last checkpoint saved (`trainer_ckpt`), and why a save failed.
+    pub(crate) saved_at: Option<u64>,
+    pub ckpt_error: Option<String>,
 }
 
 impl<'w> Trainer<'w> {
@@ -75,7 +78,7 @@ impl<'w> Trainer<'w> {
             Collectives::Ring => Box::new(RingHalves::new(world)),
             Collectives::Mpi => Box::new(MpiHalves { world }),
         };
-        Ok(Trainer {
+        let mut t = Trainer {
             world,
             cfg,
             layout,
@@ -89,7 +92,13 @@ impl<'w> Trainer<'w> {
             halves,
             steps: 0,
             first_step: vec![],
-        })
+            saved_at: None,
+            ckpt_error: None,
+        };
+        if t.cfg.common.resume {
+            t.resume()?; // sharded checkpoints: `trainer_ckpt`
+        }
+        Ok(t)
     }
 
     /// The bytes this rank holds now, measured from its buffers.
@@ -174,31 +183,45 @@ impl<'w> Trainer<'w> {
     }
 
     /// Trains `cfg.epochs` epochs (or `cfg.max_steps` steps) on `train`, each rank its
-    /// strided part of every global batch. Returns per epoch the mean loss over steps and
-    /// ranks, and the bytes sent in the first step.
+    /// strided part of every global batch; a resumed trainer skips the batches of the steps
+    /// it resumed after. Returns per epoch the mean loss over steps and ranks, and the bytes
+    /// sent in this run's first step. With `--checkpoint DIR`, saves every `--every` steps
+    /// and after the last (a failed save stops training: [`Trainer::ckpt_error`]).
     pub fn fit(&mut self, train: &Dataset) -> (Vec<f64>, Option<usize>) {
         let (rank, ranks) = (self.world.rank() as usize, self.world.size() as usize);
         let batch = self.cfg.common.batch;
-        let (mut losses, mut sent) = (vec![], None);
+        let (mut losses, mut sent, done) = (vec![], None, self.steps);
         'epochs: for epoch in 0..self.cfg.epochs {
             let order = shuffle::shuffled(train.len(), self.cfg.common.seed, epoch);
-            let mut total = 0.0;
+            let (mut total, mut ran) = (0.0, 0);
             let steps = train.len() / batch;
             for k in 0..steps {
                 if self.cfg.max_steps.is_some_and(|m| self.steps >= m) {
                     break 'epochs;
                 }
+                if epoch * steps as u64 + (k as u64) < done {
+                    continue; // done before the checkpoint this run resumed from
+                }
                 let global = &order[k * batch..(k + 1) * batch];
                 let mine: Vec<usize> = global.iter().copied().skip(rank).step_by(ranks).collect();
                 let (x, y) = train.batch(&mine);
-                let (loss, s) = self.step(&x, &y, self.steps == 0);
+                let (loss, s) = self.step(&x, &y, self.steps == done);
                 sent = sent.or(s);
-                total += loss;
+                (total, ran) = (total + loss, ran + 1);
+                if let Err(e) = self.maybe_save(false) {
+                    self.ckpt_error = Some(e);
+                    break 'epochs;
+                }
             }
-            let mut sum = 0.0;
-            self.world
-                .all_reduce_into(&(total / steps as f64), &mut sum, SystemOperation::sum());
-            losses.push(sum / ranks as f64);
+            if ran > 0 {
+                let mut sum = 0.0;
+                self.world
+                    .all_reduce_into(&(total / ran as f64), &mut sum, SystemOperation::sum());
+                losses.push(sum / ranks as f64);
+            }
+        }
+        if let Err(e) = self.maybe_save(true) {
+            self.ckpt_error.get_or_insert(e);
         }
         (losses, sent)
     }

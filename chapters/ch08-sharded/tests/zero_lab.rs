@@ -103,10 +103,7 @@ fn bad_flags_fail_before_any_communication() {
             &["--device", "auto"],
             "--device auto: this lab keeps its flat buffers in host memory",
         ),
-        (
-            &["--checkpoint", "x"],
-            "sharded checkpoints are not part of this lab yet",
-        ),
+        (&["--resume"], "--resume needs --checkpoint DIR"),
     ];
     check_refusals(exe, "zero", 4, &cases);
     let more_ranks_than_parameters: [(&[&str], &str); 1] = [(

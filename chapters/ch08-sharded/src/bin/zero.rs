@@ -60,7 +60,13 @@ fn run(world: &SimpleCommunicator, cfg: Config) -> Result<(), String> {
         }
         println!("start: parameters identical on every rank (the same seed; fingerprints agree)");
     }
+    if root && cfg.common.resume {
+        println!("resumed at step {} (saved checkpoint, any N: each rank its shard)", t.steps);
+    }
     let (losses, sent) = t.fit(&split.train);
+    if let Some(why) = t.ckpt_error.take() {
+        return Err(why);
+    }
     for (e, loss) in losses.iter().enumerate() {
         if root && !cfg.common.quiet {
             println!("epoch {:2}: train loss {loss:.4}", e + 1);

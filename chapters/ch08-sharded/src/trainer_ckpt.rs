@@ -1,0 +1,63 @@
+//! Given: the lab's trainer saves and resumes sharded checkpoints (`--checkpoint DIR`,
+//! `--every K`, `--resume`: the trainer kit's flags, as in chapters 6 and 7).
+//!
+//! A save writes this rank's shard: the real elements of its part of the flat parameters,
+//! and its Adam m and v (at stage 0, where every rank holds everything, rank 0 alone
+//! writes one "shard" of all of it). A resume reads the checkpoint (saved at any N, any
+//! stage), gives every rank all the parameters and its own shard of m and v, and sets the
+//! step count: the next step is the one the saved run would have taken.
+//!
+//! Tests: `cargo test -p ch08-sharded --features solution --test sharded_ckpt`.
+
+use crate::sharded_ckpt::{self, model_name};
+use crate::train::Trainer;
+
+impl Trainer<'_> {
+    /// Saves a checkpoint into `--checkpoint DIR` if one is due: every `--every` steps,
+    /// and after the last step (`last`) unless that step was just saved. Collective.
+    pub(crate) fn maybe_save(&mut self, last: bool) -> Result<(), String> {
+        let Some(dir) = self.cfg.common.checkpoint.clone() else {
+            return Ok(());
+        };
+        let due = self.steps.is_multiple_of(self.cfg.common.every.max(1)) || last;
+        if !due || self.saved_at == Some(self.steps) || self.ckpt_error.is_some() {
+            return Ok(());
+        }
+        self.save(&dir)?;
+        self.saved_at = Some(self.steps);
+        Ok(())
+    }
+
+    /// Saves this rank's shard of the trainer's state into `dir` (collective over its
+    /// world; rank 0 writes the manifest once every shard is on disk).
+    pub fn save(&self, dir: &std::path::Path) -> Result<(), String> {
+        let (m, v) = self.adam.moments();
+        let (model, _) = self.model_id();
+        let values = self.flat.values();
+        let l = &self.layout;
+        sharded_ckpt::save(self.world, dir, &model, l, self.steps, values, &m, &v)
+    }
+
+    /// Restores the checkpoint in `--checkpoint DIR`: all the parameters, this rank's
+    /// shard of Adam's m and v (resharded if it was saved at another N), the step.
+    pub(crate) fn resume(&mut self) -> Result<(), String> {
+        let dir = self.cfg.common.checkpoint.clone().ok_or("--resume needs --checkpoint DIR")?;
+        let (model, p) = self.model_id();
+        let saved =
+            sharded_ckpt::open(&dir, &model, p).map_err(|e| format!("--resume: {e}"))?;
+        let values = saved.values();
+        let flat = self.flat.values_mut();
+        flat[..p].copy_from_slice(&values);
+        flat[p..].fill(0.0);
+        let (m, v) = saved.shard(&self.layout);
+        self.adam.restore(&m, &v, saved.step);
+        (self.steps, self.saved_at) = (saved.step, Some(saved.step));
+        Ok(())
+    }
+
+    /// This trainer's model's name in a checkpoint, and P (`sharded_ckpt::model_name`).
+    fn model_id(&self) -> (String, usize) {
+        let shapes = self.flat.params.iter().map(|t| t.size());
+        model_name(self.cfg.model, self.names.iter().cloned().zip(shapes).collect())
+    }
+}
