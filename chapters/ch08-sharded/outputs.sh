@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Chapter 08's captures for the book beyond its lab's output: the lab's traced figure, its
-# --help, stages 0 and 1 at 4 ranks, the bytes per rank against N, and the planted mistakes.
+# --help, stages 0 and 1 at 4 ranks, the bytes per rank against N, sharded checkpoints
+# (saved, resumed, resharded, refused), and the planted mistakes.
 # `make outputs CH=08` runs the lab, then this script from the repository root
 # (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.
 set -euo pipefail
@@ -29,6 +30,31 @@ cp "$TARGET_DIR/workbook/ch08/zero-step-1.svg" $book/img/   # the stage 1 run's 
         printf "%-9s %2s %10s %10s %12s %12s %14s\n", s, n, $6, $7, $8, $9, $10 }'
     done
   done; } > $book/output/memory.txt
+# Sharded checkpoints: 40 steps straight; 20 saved at 2 ranks, then resumed at 2 ranks (the
+# same fingerprint) and at 3 (resharded); then three bad checkpoints refused.
+ck=$(mktemp -d)
+cmd='cargo run --release -p ch08-sharded --features solution --bin zero --'
+keep() { sed "s|$ck/||g" | grep -E '^(zero:|resumed|after|checkpoint)'; }
+{ echo "\$ NP=2 $cmd --model mlp --max-steps 40 --checkpoint straight --quiet"
+  NP=2 zero --model mlp --max-steps 40 --checkpoint $ck/straight --quiet 2>&1 | keep
+  echo "\$ NP=2 $cmd --model mlp --max-steps 20 --checkpoint ckpt --quiet"
+  NP=2 zero --model mlp --max-steps 20 --checkpoint $ck/ckpt --quiet 2>&1 | keep
+  echo '$ ls -l ckpt'
+  ls -l $ck/ckpt | awk 'NR > 1 { printf "%9s  %s\n", $5, $9 }'
+  cp -r $ck/ckpt $ck/ckpt3
+  echo "\$ NP=2 $cmd --model mlp --max-steps 40 --checkpoint ckpt --resume --quiet"
+  NP=2 zero --model mlp --max-steps 40 --checkpoint $ck/ckpt --resume --quiet 2>&1 | keep
+  echo "\$ NP=3 $cmd --model mlp --max-steps 40 --checkpoint ckpt3 --resume --quiet"
+  NP=3 zero --model mlp --max-steps 40 --checkpoint $ck/ckpt3 --resume --quiet 2>&1 | keep
+} > $book/output/checkpoints.txt
+cp -r $ck/ckpt3 $ck/flipped; printf '\x55' | dd of=$ck/flipped/shard-1-of-3.ckpt bs=1 seek=200 conv=notrunc status=none
+cp -r $ck/ckpt3 $ck/lost; rm $ck/lost/shard-2-of-3.ckpt
+{ for case in 'flipped --model mlp' 'lost --model mlp' 'ckpt3 --model cnn'; do
+    set -- $case
+    echo "\$ NP=4 $cmd $2 $3 --checkpoint $1 --resume; echo \"exit \$?\""
+    NP=4 zero $2 $3 --checkpoint $ck/$1 --resume 2>&1 | sed "s|$ck/||g" || echo "exit $?"
+  done; } > $book/output/checkpoint-refusals.txt
+rm -rf "$ck"
 # The planted mistakes: what the learner sees of each, one file per mistake.
 cmd='$ cargo test -p ch08-sharded --features solution --test planted_mistakes -- --nocapture'
 said=$(cargo test -q -p ch08-sharded --features solution --test planted_mistakes -- --nocapture 2>&1 \
@@ -36,4 +62,4 @@ said=$(cargo test -q -p ch08-sharded --features solution --test planted_mistakes
 for pair in 'padding:^P = ' 'average:^rank 0 says: .*not divided' 'whole:^rank 0: panicked at .*Adam was given'; do
   { echo "$cmd"; echo "$said" | grep -E "${pair#*:}"; } > $book/output/planted-${pair%%:*}.txt
 done
-echo "outputs: wrote img/zero-step-1.svg, img/zero-step-2.svg, zero-help.txt, zero-stage0.txt, zero-stage1.txt, memory.txt and planted-*.txt in $book/"
+echo "outputs: wrote img/zero-step-1.svg, img/zero-step-2.svg, zero-help.txt, zero-stage0.txt, zero-stage1.txt, memory.txt, checkpoints.txt, checkpoint-refusals.txt and planted-*.txt in $book/"

@@ -88,7 +88,10 @@ pub fn check(c: &Config, ranks: usize) -> Result<(), String> {
     }
     if run.resume {
         // Every rank reads the same files here, before MPI starts: one verdict for all.
-        let dir = run.checkpoint.as_ref().ok_or("--resume needs --checkpoint DIR")?;
+        let dir = run
+            .checkpoint
+            .as_ref()
+            .ok_or("--resume needs --checkpoint DIR")?;
         let (model, p) = crate::sharded_ckpt::model_id(c.model);
         crate::sharded_ckpt::open(dir, &model, p).map_err(|e| format!("--resume: {e}"))?;
     }

@@ -64,9 +64,8 @@ mod tests {
         // Element i of the flat buffer holds the value i: rebuilding must put i at i.
         for p in [1, 7, 10, 26, 101] {
             for n in 1..=8.min(p) {
-                let saved: Vec<Vec<usize>> = (0..n)
-                    .map(|q| saved_slice(p, n, q).collect())
-                    .collect();
+                let saved: Vec<Vec<usize>> =
+                    (0..n).map(|q| saved_slice(p, n, q).collect()).collect();
                 for m in 1..=8.min(p) {
                     for r in 0..m {
                         let new = layout(p, m, r);

@@ -57,7 +57,10 @@ pub fn model_name(kind: ModelKind, mut named: Vec<(String, Vec<i64>)>) -> (Strin
     named.sort();
     let p: i64 = named.iter().map(|(_, s)| s.iter().product::<i64>()).sum();
     let shapes = fnv1a(format!("{named:?}").as_bytes());
-    (format!("{}, P = {p}, shapes {shapes:016x}", kind.name()), p as usize)
+    (
+        format!("{}, P = {p}, shapes {shapes:016x}", kind.name()),
+        p as usize,
+    )
 }
 
 /// One saved rank's slice: the real elements of its shard, and the step.
@@ -124,7 +127,9 @@ pub fn save(
     }
     world.process_at_rank(0).broadcast_into(&mut failed);
     if failed != 0 {
-        return Err(format!("cannot save into {shown}: rank 0 could not clear it"));
+        return Err(format!(
+            "cannot save into {shown}: rank 0 could not clear it"
+        ));
     }
     let writes = layout.ranks == world.size() as usize || root;
     let mut mine = [0u64; 3]; // failed, checksum, length
@@ -150,7 +155,9 @@ pub fn save(
     let mut all = vec![0u64; 3 * world.size() as usize];
     world.all_gather_into(&mine[..], &mut all[..]);
     if let Some(r) = all.chunks(3).position(|c| c[0] != 0) {
-        return Err(format!("cannot save into {shown}: rank {r} could not write its shard"));
+        return Err(format!(
+            "cannot save into {shown}: rank {r} could not write its shard"
+        ));
     }
     if root {
         let mut body = Writer::default();
@@ -167,7 +174,9 @@ pub fn save(
     world.process_at_rank(0).broadcast_into(&mut failed);
     match failed {
         0 => Ok(()),
-        _ => Err(format!("cannot save into {shown}: rank 0 could not write the manifest")),
+        _ => Err(format!(
+            "cannot save into {shown}: rank 0 could not write the manifest"
+        )),
     }
 }
 
@@ -212,7 +221,10 @@ pub fn open(dir: &Path, model: &str, params: usize) -> Result<Saved, String> {
     }
     let mut listed = vec![];
     for _ in 0..n {
-        listed.push((r.u64().ok_or_else(|| odd(&file))?, r.u64().ok_or_else(|| odd(&file))?));
+        listed.push((
+            r.u64().ok_or_else(|| odd(&file))?,
+            r.u64().ok_or_else(|| odd(&file))?,
+        ));
     }
     if !r.at_end() {
         return Err(odd(&file));
@@ -226,7 +238,9 @@ pub fn open(dir: &Path, model: &str, params: usize) -> Result<Saved, String> {
             }
             _ => at(&f, e.to_string()),
         })?;
-        let body = SHARD.unseal(&bytes).map_err(|e| at(&f, sealed(e, "shard")))?;
+        let body = SHARD
+            .unseal(&bytes)
+            .map_err(|e| at(&f, sealed(e, "shard")))?;
         if fnv1a(&bytes) != sum || bytes.len() as u64 != len {
             return Err(at(
                 &f,

@@ -186,7 +186,10 @@ impl ShardAdam {
 
     /// Restores m, v (each [`ShardAdam::len`] elements) and the step count, as saved.
     pub fn restore(&mut self, m: &[f32], v: &[f32], steps: u64) {
-        assert!(m.len() == self.len && v.len() == self.len, "Adam restore: wrong length");
+        assert!(
+            m.len() == self.len && v.len() == self.len,
+            "Adam restore: wrong length"
+        );
         tch::no_grad(|| {
             self.opt.m[0].copy_(&Tensor::from_slice(m));
             self.opt.v[0].copy_(&Tensor::from_slice(v));

@@ -41,10 +41,14 @@ impl Trainer<'_> {
     /// Restores the checkpoint in `--checkpoint DIR`: all the parameters, this rank's
     /// shard of Adam's m and v (resharded if it was saved at another N), the step.
     pub(crate) fn resume(&mut self) -> Result<(), String> {
-        let dir = self.cfg.common.checkpoint.clone().ok_or("--resume needs --checkpoint DIR")?;
+        let dir = self
+            .cfg
+            .common
+            .checkpoint
+            .clone()
+            .ok_or("--resume needs --checkpoint DIR")?;
         let (model, p) = self.model_id();
-        let saved =
-            sharded_ckpt::open(&dir, &model, p).map_err(|e| format!("--resume: {e}"))?;
+        let saved = sharded_ckpt::open(&dir, &model, p).map_err(|e| format!("--resume: {e}"))?;
         let values = saved.values();
         let flat = self.flat.values_mut();
         flat[..p].copy_from_slice(&values);
@@ -58,6 +62,9 @@ impl Trainer<'_> {
     /// This trainer's model's name in a checkpoint, and P (`sharded_ckpt::model_name`).
     fn model_id(&self) -> (String, usize) {
         let shapes = self.flat.params.iter().map(|t| t.size());
-        model_name(self.cfg.model, self.names.iter().cloned().zip(shapes).collect())
+        model_name(
+            self.cfg.model,
+            self.names.iter().cloned().zip(shapes).collect(),
+        )
     }
 }

@@ -39,7 +39,13 @@ fn shared_dir(comm: &SimpleCommunicator, what: &str) -> PathBuf {
 fn state(t: &Trainer) -> (Vec<u32>, Vec<u32>, Vec<u32>, u64, u64) {
     let bits = |x: &[f32]| x.iter().map(|f| f.to_bits()).collect::<Vec<u32>>();
     let (m, v) = t.adam.moments();
-    (bits(t.flat.values()), bits(&m), bits(&v), t.steps, t.adam.steps())
+    (
+        bits(t.flat.values()),
+        bits(&m),
+        bits(&v),
+        t.steps,
+        t.adam.steps(),
+    )
 }
 
 mpi_test! {
@@ -154,13 +160,23 @@ mpi_test! {
 /// saving into `dir`.
 fn save_with_the_lab(np: usize, steps: u64, dir: &Path) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_zero"))
-        .args(["--model", "mlp", "--quiet", "--max-steps", &steps.to_string()])
+        .args([
+            "--model",
+            "mlp",
+            "--quiet",
+            "--max-steps",
+            &steps.to_string(),
+        ])
         .arg("--checkpoint")
         .arg(dir)
         .env("NP", np.to_string())
         .output()
         .expect("the lab runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// A copy of the checkpoint `from` as `name`, changed by `change`.
@@ -188,10 +204,14 @@ fn bad_checkpoints_are_refused_before_any_communication() {
         std::fs::write(shard(d, q), bytes).unwrap();
     };
     let dirs = [
-        planted(&good, "no-manifest", |d| std::fs::remove_file(d.join("manifest.ckpt")).unwrap()),
+        planted(&good, "no-manifest", |d| {
+            std::fs::remove_file(d.join("manifest.ckpt")).unwrap()
+        }),
         planted(&good, "flipped", |d| edit(d, 1, &|b| b[100] ^= 1)),
         planted(&good, "cut", |d| edit(d, 0, &|b| b.truncate(b.len() / 2))),
-        planted(&good, "lost", |d| std::fs::remove_file(shard(d, 1)).unwrap()),
+        planted(&good, "lost", |d| {
+            std::fs::remove_file(shard(d, 1)).unwrap()
+        }),
         planted(&good, "mixed", |d| {
             std::fs::copy(shard(&later, 1), shard(d, 1)).unwrap();
         }),
@@ -199,18 +219,29 @@ fn bad_checkpoints_are_refused_before_any_communication() {
     let [none, flipped, cut, lost, mixed] = &dirs;
     let resume = |model: &str, d: &Path| -> Vec<String> {
         let d = d.display().to_string();
-        ["--model", model, "--resume", "--checkpoint", &d].map(String::from).to_vec()
+        ["--model", model, "--resume", "--checkpoint", &d]
+            .map(String::from)
+            .to_vec()
     };
     let owned: Vec<(Vec<String>, &str)> = vec![
         (vec!["--resume".into()], "--resume needs --checkpoint DIR"),
-        (resume("cnn", &good), "manifest.ckpt: a checkpoint of model `mlp, P = 26122"),
+        (
+            resume("cnn", &good),
+            "manifest.ckpt: a checkpoint of model `mlp, P = 26122",
+        ),
         (
             resume("mlp", none),
             "manifest.ckpt: missing: not a checkpoint, or its save did not finish",
         ),
-        (resume("mlp", flipped), "shard-1-of-2.ckpt: corrupt: checksum mismatch"),
+        (
+            resume("mlp", flipped),
+            "shard-1-of-2.ckpt: corrupt: checksum mismatch",
+        ),
         (resume("mlp", cut), "shard-0-of-2.ckpt: truncated: "),
-        (resume("mlp", lost), "shard-1-of-2.ckpt: missing (the manifest lists 2 shards)"),
+        (
+            resume("mlp", lost),
+            "shard-1-of-2.ckpt: missing (the manifest lists 2 shards)",
+        ),
         (
             resume("mlp", mixed),
             "shard-1-of-2.ckpt: not the shard the manifest lists (step 2): from another save?",
@@ -220,7 +251,11 @@ fn bad_checkpoints_are_refused_before_any_communication() {
         .iter()
         .map(|(a, _)| a.iter().map(String::as_str).collect())
         .collect();
-    let cases: Vec<(&[&str], &str)> = args.iter().zip(&owned).map(|(a, (_, m))| (&a[..], *m)).collect();
+    let cases: Vec<(&[&str], &str)> = args
+        .iter()
+        .zip(&owned)
+        .map(|(a, (_, m))| (&a[..], *m))
+        .collect();
     // The same verdict at any N: every rank reads every file before MPI starts.
     for np in [2, 3] {
         check_refusals(env!("CARGO_BIN_EXE_zero"), "zero", np, &cases);

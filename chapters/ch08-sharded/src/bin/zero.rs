@@ -61,7 +61,10 @@ fn run(world: &SimpleCommunicator, cfg: Config) -> Result<(), String> {
         println!("start: parameters identical on every rank (the same seed; fingerprints agree)");
     }
     if root && cfg.common.resume {
-        println!("resumed at step {} (saved checkpoint, any N: each rank its shard)", t.steps);
+        println!(
+            "resumed at step {} (saved checkpoint, any N: each rank its shard)",
+            t.steps
+        );
     }
     let (losses, sent) = t.fit(&split.train);
     if let Some(why) = t.ckpt_error.take() {
@@ -73,6 +76,14 @@ fn run(world: &SimpleCommunicator, cfg: Config) -> Result<(), String> {
         }
     }
     ch06::flat::check_identical(world, &t.flat.params, "after training")?;
+    if let (Some(dir), true) = (&cfg.common.checkpoint, root) {
+        let fp = ch06::flat::fingerprint(&t.flat.params);
+        println!(
+            "checkpoint: step {} in {} (parameters' fingerprint {fp:016x})",
+            t.steps,
+            dir.display()
+        );
+    }
     let acc = t.accuracy(&split.test);
     if root {
         println!(
