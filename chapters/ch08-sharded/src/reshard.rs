@@ -25,6 +25,7 @@ pub fn saved_slice(params: usize, saved_ranks: usize, q: usize) -> Range<usize> 
     (q * s).min(params)..((q + 1) * s).min(params)
 }
 
+// ANCHOR: sources
 /// The copies that build `new`'s shard from a checkpoint of `params` parameters saved by
 /// `saved_ranks` ranks, in flat order: together their `dst` cover `new.real()` (shifted to
 /// the shard's start) once, with no gap; what they do not cover is padding.
@@ -42,6 +43,7 @@ pub fn sources(params: usize, saved_ranks: usize, new: &Layout) -> Vec<Copy> {
         })
         .collect()
 }
+// ANCHOR_END: sources
 
 #[cfg(test)]
 mod tests {
