@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Chapter 08's captures for the book beyond its lab's output: the lab's traced figure, its
-# --help, stages 0 and 1 at 4 ranks, the bytes per rank against N, sharded checkpoints
+# --help, stages 0 and 1 at 4 ranks, the bytes per rank against N (a table, and a plot at
+# N = 1..8), sharded checkpoints
 # (saved, resumed, resharded, refused), and the planted mistakes.
 # `make outputs CH=08` runs the lab, then this script from the repository root
 # (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.
@@ -30,6 +31,10 @@ cp "$TARGET_DIR/workbook/ch08/zero-step-1.svg" $book/img/   # the stage 1 run's 
         printf "%-9s %2s %10s %10s %12s %12s %14s\n", s, n, $6, $7, $8, $9, $10 }'
     done
   done; } > $book/output/memory.txt
+# The memory plot: every stage of memory.rs at N = 1..8, measured by the lab (rank 0).
+{ echo '$ cargo run --release -p ch08-sharded --features solution --bin memory_plot -- img/memory-per-rank.svg'
+  cargo run -q --release -p ch08-sharded --features solution --bin memory_plot -- \
+    $book/img/memory-per-rank.svg | sed "s|$book/||"; } > $book/output/memory-by-n.txt
 # Sharded checkpoints: 40 steps straight; 20 saved at 2 ranks, then resumed at 2 ranks (the
 # same fingerprint) and at 3 (resharded); then three bad checkpoints refused.
 ck=$(mktemp -d)
@@ -62,4 +67,4 @@ said=$(cargo test -q -p ch08-sharded --features solution --test planted_mistakes
 for pair in 'padding:^P = ' 'average:^rank 0 says: .*not divided' 'whole:^rank 0: panicked at .*Adam was given'; do
   { echo "$cmd"; echo "$said" | grep -E "${pair#*:}"; } > $book/output/planted-${pair%%:*}.txt
 done
-echo "outputs: wrote img/zero-step-1.svg, img/zero-step-2.svg, zero-help.txt, zero-stage0.txt, zero-stage1.txt, memory.txt, checkpoints.txt, checkpoint-refusals.txt and planted-*.txt in $book/"
+echo "outputs: wrote img/zero-step-1.svg, img/zero-step-2.svg, img/memory-per-rank.svg, memory-by-n.txt, zero-help.txt, zero-stage0.txt, zero-stage1.txt, memory.txt, checkpoints.txt, checkpoint-refusals.txt and planted-*.txt in $book/"

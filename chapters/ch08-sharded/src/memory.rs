@@ -25,6 +25,9 @@ pub enum Stage {
 }
 
 impl Stage {
+    /// Every stage the lab has, in order (the memory plot draws each).
+    pub const ALL: &'static [Stage] = &[Stage::Replicated, Stage::Zero1, Stage::Zero2];
+
     /// 0, 1 or 2.
     pub fn number(self) -> u8 {
         match self {

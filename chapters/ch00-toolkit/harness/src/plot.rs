@@ -54,7 +54,20 @@ pub fn loglog_svg(title: &str, x_label: &str, y_label: &str, series: &[Series]) 
 /// Renders `series` on linear axes: y from 0 to 5% above the largest y, x from the
 /// smallest x (1 at most) to the largest; six labelled grid lines on each axis.
 pub fn linear_svg(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> String {
-    let pts = || series.iter().flat_map(|s| s.points.iter());
+    linear_svg_dots(title, x_label, y_label, series, &[])
+}
+
+/// [`linear_svg`] with `dots` too: series drawn as points (a ring at each, no line), for
+/// measured values next to the lines of a formula; dots `i` take the colour of line `i`.
+/// The axes take in both.
+pub fn linear_svg_dots(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[Series],
+    dots: &[Series],
+) -> String {
+    let pts = || series.iter().chain(dots).flat_map(|s| s.points.iter());
     let x0 = pts().map(|p| p.0).fold(f64::MAX, f64::min).min(1.0);
     let x1 = pts().map(|p| p.0).fold(f64::MIN, f64::max).max(x0 + 1.0);
     let y1 = pts().map(|p| p.1).fold(0.0, f64::max).max(1e-9) * 1.05;
@@ -66,7 +79,32 @@ pub fn linear_svg(title: &str, x_label: &str, y_label: &str, series: &[Series]) 
         grid += &x_tick(px(x), &format!("{x:.0}"));
         grid += &y_tick(py(y), &format!("{y:.2}"));
     }
-    render([title, x_label, y_label], series, &grid, (px, py), |_| true)
+    let mut svg = render([title, x_label, y_label], series, &grid, (&px, &py), |_| {
+        true
+    });
+    svg.truncate(svg.len() - "</svg>\n".len());
+    for (i, s) in dots.iter().enumerate() {
+        let color = COLORS[i % COLORS.len()];
+        for &(x, y) in &s.points {
+            svg += &format!(
+                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"4\" fill=\"none\" stroke=\"{color}\" \
+                 stroke-width=\"2\"/>\n",
+                px(x),
+                py(y)
+            );
+        }
+        let at = TOP + 18.0 * (series.len() + i) as f64 + 10.0;
+        svg += &format!(
+            "<circle cx=\"{}\" cy=\"{}\" r=\"4\" fill=\"none\" stroke=\"{color}\" \
+             stroke-width=\"2\"/><text x=\"{}\" y=\"{}\" fill=\"{color}\">{}</text>\n",
+            W - RIGHT + 14.0,
+            at - 4.0,
+            W - RIGHT + 24.0,
+            at,
+            xml_escape(&s.name)
+        );
+    }
+    svg + "</svg>\n"
 }
 
 /// A vertical grid line at `x` with its label under the axis.
@@ -139,6 +177,19 @@ fn render(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dots_are_rings_on_the_lines_axes() {
+        let line = |name: &str, y: f64| Series {
+            name: name.into(),
+            points: vec![(1.0, y), (4.0, y / 2.0)],
+        };
+        let svg = linear_svg_dots("t", "x", "y", &[line("f", 10.0)], &[line("m", 20.0)]);
+        // Two points and one legend mark, in the line's colour; the y axis reaches 20 * 1.05.
+        assert_eq!(svg.matches("<circle").count(), 3, "{svg}");
+        assert_eq!(svg.matches(&format!("stroke=\"{}\"", COLORS[0])).count(), 4);
+        assert!(svg.contains(">21.00<") && svg.ends_with("</svg>\n"), "{svg}");
+    }
 
     fn series(name: &str) -> Series {
         Series {
