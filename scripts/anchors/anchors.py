@@ -8,13 +8,17 @@
 #   ch07: `pipeline` (f32, Adam, p = 2) against torch.distributed.pipelining (gloo),
 #         scripts/anchors/pipe_mlp.py, Schedule1F1B and ScheduleGPipe, at the default size
 #         (width 96, batch 128, m = 4) and a compute-bound one (width 512, batch 256, m = 8);
-#         samples/s over the timed steps after a warm-up as long.
+#         samples/s over the timed steps after a warm-up as long;
+#   ch08: `zero` (CNN, UCI digits, global batch 48, Adam) at --stage 1 against
+#         ZeroRedundancyOptimizer (ZeRO-1) and at --stage 2 against FSDP2's fully_shard
+#         (gloo), scripts/anchors/zero_cnn.py; samples/s = the median over epochs 3..
 # Ours runs twice per round: as `make run` does, and with Open MPI's
 # `mpi_yield_when_idle=1` (a waiting rank yields its core instead of polling: what a loaded
 # machine needs). Prints one table (each run's figure, the medians, ours / PyTorch) and
 # writes the rows of
-# each chapter to book/src/ch06-data-parallel/output/anchors.txt and
-# book/src/ch07-pipeline/output/anchors.txt (the benchmark pages include them).
+# each chapter to book/src/ch06-data-parallel/output/anchors.txt,
+# book/src/ch07-pipeline/output/anchors.txt and book/src/ch08-sharded/output/anchors.txt
+# (the pages include them). `--only 08` runs one chapter's rows (and writes its file).
 
 import argparse
 import os
@@ -92,6 +96,22 @@ def torch_ch07(_env, schedule, width, batch, m, steps):
     return float(re.search(r"^RATE ([\d.]+)$", out, re.M).group(1))
 
 
+# --- chapter 08 -------------------------------------------------------------------------
+def ours_ch08(env, stage, _mode):
+    out = run([release_bin("zero"), "--stage", stage, "--epochs", str(EPOCHS)],
+              env=dict(env, NP=str(NP)))
+    rates = [float(m.group(1)) for m in re.finditer(r"^epoch +\d+: .*, (\d+) samples/s$", out, re.M)]
+    if len(rates) != EPOCHS:
+        sys.exit(f"anchors: zero printed {len(rates)} epoch lines, expected {EPOCHS}:\n{out}")
+    return statistics.median(rates[2:])
+
+
+def torch_ch08(_env, _stage, mode):
+    out = run(torchrun("zero_cnn.py", ["--mode", mode, "--epochs", str(EPOCHS)]))
+    rates = [float(m.group(1)) for m in re.finditer(r"^EPOCH \d+ ([\d.]+)$", out, re.M)]
+    return statistics.median(rates[2:])
+
+
 # --- the table --------------------------------------------------------------------------
 def table(rows):
     head = ["chapter", "workload", "ours (samples/s)", "ours, yielding", "PyTorch",
@@ -111,6 +131,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=2, help="runs of each, alternating")
     ap.add_argument("--no-write", action="store_true", help="print only")
+    ap.add_argument("--only", choices=["06", "07", "08"], help="one chapter's rows")
     args = ap.parse_args()
     import torch  # the venv's
 
@@ -122,6 +143,12 @@ def main():
             what = (f"{label}, p={NP}, {name}: 8 blocks of width {width}, batch {batch}, "
                     f"m={m}, Adam, f32")
             jobs.append(("07", what, ours_ch07, torch_ch07, (sched, width, batch, m, steps)))
+    base = f"CNN, UCI digits, NP={NP}, batch 48, Adam"
+    jobs.append(("08", f"{base}; ours --stage 1 vs ZeroRedundancyOptimizer (ZeRO-1, gloo)",
+                 ours_ch08, torch_ch08, ("1", "zero1")))
+    jobs.append(("08", f"{base}; ours --stage 2 vs FSDP2 fully_shard (gloo)",
+                 ours_ch08, torch_ch08, ("2", "fsdp2")))
+    jobs = [j for j in jobs if args.only in (None, j[0])]
     results = {what: ([], [], []) for _, what, *_ in jobs}
     start = time.time()
     for r in range(args.rounds):
@@ -140,7 +167,10 @@ def main():
     print(header)
     print(table(rows))
     if not args.no_write:
-        for chapter, folder in [("06", "ch06-data-parallel"), ("07", "ch07-pipeline")]:
+        for chapter, folder in [("06", "ch06-data-parallel"), ("07", "ch07-pipeline"),
+                                ("08", "ch08-sharded")]:
+            if args.only not in (None, chapter):
+                continue
             path = os.path.join(ROOT, "book/src", folder, "output/anchors.txt")
             mine = [row for row in rows if row[0] == chapter]
             with open(path, "w") as f:

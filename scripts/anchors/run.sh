@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # `make anchors`: our trainers next to PyTorch on the same work (scripts/anchors/anchors.py).
 #
-# Run: `make anchors` (or `bash scripts/anchors/run.sh [--rounds N] [--no-write]`). Makes a
-# venv under .cache/anchors-venv with torch 2.11.0 and numpy from PyPI (the default wheel
-# runs on the CPU; about 3 GB with its CUDA libraries; `rm -rf .cache/anchors-venv` frees
-# it), builds the release binaries `train` (ch06) and `pipeline` (ch07), then runs the
-# comparison. Where the venv or PyPI cannot be had, it says so in one line and exits 0.
+# Run: `make anchors` (or `bash scripts/anchors/run.sh [--rounds N] [--no-write]
+# [--only CH]`). Makes a venv under .cache/anchors-venv with torch 2.11.0 and numpy from
+# PyPI (the default wheel runs on the CPU; about 3 GB with its CUDA libraries; `rm -rf
+# .cache/anchors-venv` frees it), builds the release binaries `train` (ch06), `pipeline`
+# (ch07) and `zero` (ch08), then runs the comparison. Where the venv or PyPI cannot be
+# had, it says so in one line and exits 0.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 venv=.cache/anchors-venv
@@ -18,5 +19,6 @@ if ! have_torch; then
   "$venv/bin/pip" install -q torch==2.11.0 numpy 2> .cache/anchors-pip.log \
     || { echo "make anchors: skipped: pip could not install torch==2.11.0 from PyPI ($(tail -n 1 .cache/anchors-pip.log))"; exit 0; }
 fi
-cargo build -q --release -p ch06-data-parallel -p ch07-pipeline --features solution --bin train --bin pipeline
+cargo build -q --release -p ch06-data-parallel -p ch07-pipeline -p ch08-sharded --features solution \
+  --bin train --bin pipeline --bin zero
 exec "$venv/bin/python" scripts/anchors/anchors.py "$@"

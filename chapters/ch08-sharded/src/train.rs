@@ -49,6 +49,9 @@ pub struct Trainer<'w> {
     /// The step of the last checkpoint saved (`trainer_ckpt`), and why a save failed.
     pub(crate) saved_at: Option<u64>,
     pub ckpt_error: Option<String>,
+    /// Per epoch: seconds from its first step's start to its last step's end (the slowest
+    /// rank's), and the samples it trained on (global batches x steps).
+    pub epoch_time: Vec<(f64, usize)>,
 }
 
 impl<'w> Trainer<'w> {
@@ -94,6 +97,7 @@ impl<'w> Trainer<'w> {
             first_step: vec![],
             saved_at: None,
             ckpt_error: None,
+            epoch_time: vec![],
         };
         if t.cfg.common.resume {
             t.resume()?; // sharded checkpoints: `trainer_ckpt`
@@ -194,7 +198,7 @@ impl<'w> Trainer<'w> {
         'epochs: for epoch in 0..self.cfg.epochs {
             let order = shuffle::shuffled(train.len(), self.cfg.common.seed, epoch);
             let (mut total, mut ran) = (0.0, 0);
-            let steps = train.len() / batch;
+            let (steps, start) = (train.len() / batch, std::time::Instant::now());
             for k in 0..steps {
                 if self.cfg.max_steps.is_some_and(|m| self.steps >= m) {
                     break 'epochs;
@@ -214,6 +218,10 @@ impl<'w> Trainer<'w> {
                 }
             }
             if ran > 0 {
+                let (secs, mut slowest) = (start.elapsed().as_secs_f64(), 0.0);
+                let max = SystemOperation::max();
+                self.world.all_reduce_into(&secs, &mut slowest, max);
+                self.epoch_time.push((slowest, ran * batch));
                 let mut sum = 0.0;
                 self.world
                     .all_reduce_into(&(total / ran as f64), &mut sum, SystemOperation::sum());

@@ -4,7 +4,7 @@
 //!
 //! Run: `make run CH=08 SOLUTION=1` (or `cargo run --release -p ch08-sharded --features
 //! solution --bin zero -- --stage 1`; `-- --help` for the flags). Expect: a header (P, S,
-//! the padding), one line per epoch (the train loss over all ranks), the test accuracy
+//! the padding), one line per epoch (the train loss over all ranks, samples/s), the test accuracy
 //! (about 90% or more after 3 epochs), the check that every rank ends with identical
 //! parameters, then one table row per rank: bytes held (parameters, gradients, Adam's m
 //! and v, measured from the trainer's buffers) against the stage's formula, and bytes
@@ -70,9 +70,10 @@ fn run(world: &SimpleCommunicator, cfg: Config) -> Result<(), String> {
     if let Some(why) = t.ckpt_error.take() {
         return Err(why);
     }
-    for (e, loss) in losses.iter().enumerate() {
+    for (e, (loss, (secs, samples))) in losses.iter().zip(&t.epoch_time).enumerate() {
         if root && !cfg.common.quiet {
-            println!("epoch {:2}: train loss {loss:.4}", e + 1);
+            let rate = *samples as f64 / secs;
+            println!("epoch {:2}: train loss {loss:.4}, {rate:.0} samples/s", e + 1);
         }
     }
     ch06::flat::check_identical(world, &t.flat.params, "after training")?;
