@@ -63,7 +63,7 @@ pub fn model_name(kind: ModelKind, mut named: Vec<(String, Vec<i64>)>) -> (Strin
     )
 }
 
-/// One saved rank's slice: the real elements of its shard, and the step.
+/// One saved rank's slice: the real elements of its shard of the parameters, m and v.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Slice {
     pub values: Vec<f32>,
@@ -99,19 +99,25 @@ fn sync_dir(dir: &Path) -> std::io::Result<()> {
     std::fs::File::open(dir)?.sync_all()
 }
 
-/// Saves this rank's part at step `step`: `layout`'s real elements of `values` (the whole
-/// flat parameters) and its Adam moments `m`, `v` (`layout.shard` elements). Collective
-/// over `world`; with `layout.ranks == 1` (plain data parallelism) only rank 0 writes.
+/// What a rank saves: the step, the whole flat parameters (`values`; a rank writes its
+/// layout's real elements of them) and its Adam moments (`layout.shard` elements each).
+pub struct ToSave<'a> {
+    pub step: u64,
+    pub values: &'a [f32],
+    pub m: &'a [f32],
+    pub v: &'a [f32],
+}
+
+/// Saves this rank's part of `state` into `dir`. Collective over `world`; with
+/// `layout.ranks == 1` (plain data parallelism) only rank 0 writes.
 pub fn save(
     world: &SimpleCommunicator,
     dir: &Path,
     model: &str,
     layout: &Layout,
-    step: u64,
-    values: &[f32],
-    m: &[f32],
-    v: &[f32],
+    state: ToSave,
 ) -> Result<(), String> {
+    let ToSave { step, values, m, v } = state;
     let root = world.rank() == 0;
     let shown = dir.display();
     let mut failed = 0u64;

@@ -9,7 +9,7 @@
 //!
 //! Tests: `cargo test -p ch08-sharded --features solution --test sharded_ckpt`.
 
-use crate::sharded_ckpt::{self, model_name};
+use crate::sharded_ckpt::{self, model_name, ToSave};
 use crate::train::Trainer;
 
 impl Trainer<'_> {
@@ -35,7 +35,13 @@ impl Trainer<'_> {
         let (model, _) = self.model_id();
         let values = self.flat.values();
         let l = &self.layout;
-        sharded_ckpt::save(self.world, dir, &model, l, self.steps, values, &m, &v)
+        let state = ToSave {
+            step: self.steps,
+            values,
+            m: &m,
+            v: &v,
+        };
+        sharded_ckpt::save(self.world, dir, &model, l, state)
     }
 
     /// Restores the checkpoint in `--checkpoint DIR`: all the parameters, this rank's

@@ -188,7 +188,10 @@ mod tests {
         // Two points and one legend mark, in the line's colour; the y axis reaches 20 * 1.05.
         assert_eq!(svg.matches("<circle").count(), 3, "{svg}");
         assert_eq!(svg.matches(&format!("stroke=\"{}\"", COLORS[0])).count(), 4);
-        assert!(svg.contains(">21.00<") && svg.ends_with("</svg>\n"), "{svg}");
+        assert!(
+            svg.contains(">21.00<") && svg.ends_with("</svg>\n"),
+            "{svg}"
+        );
     }
 
     fn series(name: &str) -> Series {

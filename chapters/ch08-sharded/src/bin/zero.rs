@@ -73,7 +73,10 @@ fn run(world: &SimpleCommunicator, cfg: Config) -> Result<(), String> {
     for (e, (loss, (secs, samples))) in losses.iter().zip(&t.epoch_time).enumerate() {
         if root && !cfg.common.quiet {
             let rate = *samples as f64 / secs;
-            println!("epoch {:2}: train loss {loss:.4}, {rate:.0} samples/s", e + 1);
+            println!(
+                "epoch {:2}: train loss {loss:.4}, {rate:.0} samples/s",
+                e + 1
+            );
         }
     }
     ch06::flat::check_identical(world, &t.flat.params, "after training")?;
