@@ -64,7 +64,8 @@ rm -rf "$ck"
 cmd='$ cargo test -p ch08-sharded --features solution --test planted_mistakes -- --nocapture'
 said=$(cargo test -q -p ch08-sharded --features solution --test planted_mistakes -- --nocapture 2>&1 \
   | sed 's/^[.i]*//; s/^rank [0-9]* | //' | sort -u)
-for pair in 'padding:^P = ' 'average:^rank 0 says: .*not divided' 'whole:^rank 0: panicked at .*Adam was given'; do
+for pair in 'padding:^P = ' 'average:^rank 0 says: .*not divided' 'whole:^rank 0: panicked at .*Adam was given' \
+  'reshard:^reshard of P = '; do
   { echo "$cmd"; echo "$said" | grep -E "${pair#*:}"; } > $book/output/planted-${pair%%:*}.txt
 done
 echo "outputs: wrote img/zero-step-1.svg, img/zero-step-2.svg, img/memory-per-rank.svg, memory-by-n.txt, zero-help.txt, zero-stage0.txt, zero-stage1.txt, memory.txt, checkpoints.txt, checkpoint-refusals.txt and planted-*.txt in $book/"

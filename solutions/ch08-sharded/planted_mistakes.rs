@@ -126,3 +126,33 @@ fn adam_on_the_whole_buffer_is_named() {
     assert!(text.contains("step this rank's shard only"), "{text}");
     println!("{text}");
 }
+
+// ANCHOR: padded_slices
+/// Mistake 4 (ex 8.4): the saved slices taken with their padding, `q*S..(q+1)*S`, as if
+/// the checkpoint kept it. The last saved rank's slice is then too long.
+fn sources_with_padding(params: usize, saved: usize, new: &Layout) -> Vec<ch08::reshard::Copy> {
+    let s = params.div_ceil(saved);
+    let want = new.mine.clone(); // and the new shard's padding too
+    (0..saved)
+        .filter_map(|q| {
+            let have = q * s..(q + 1) * s; // the mistake: no .min(params)
+            let (a, b) = (have.start.max(want.start), have.end.min(want.end));
+            (a < b).then(|| ch08::reshard::Copy {
+                from: q,
+                src: a - have.start..b - have.start,
+                dst: a - want.start..b - want.start,
+            })
+        })
+        .collect()
+}
+// ANCHOR_END: padded_slices
+
+#[test]
+fn saved_slices_with_their_padding_are_named() {
+    let why = common::check_reshard(&[10], sources_with_padding).unwrap_err();
+    println!("{why}");
+    assert!(
+        why.contains("the padding is not saved") && why.contains("saved rank"),
+        "{why}"
+    );
+}

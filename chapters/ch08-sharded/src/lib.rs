@@ -12,9 +12,10 @@
 //!   tensors live in, Adam over a slice), [`halves`] (the reduce-scatter and allgather the
 //!   step runs on: MPI's, or chapter 3's ring), [`memory`] (the stages and what each
 //!   holds, measured and by formula), [`figure`] (one step's messages, drawn from the
-//!   trace), [`config`] and [`train`] (the lab), [`sharded_ckpt`], [`reshard`] and
-//!   [`trainer_ckpt`] (sharded checkpoints: each rank its shard, a manifest written last,
-//!   resumed at the same N or resharded to another).
+//!   trace), [`config`] and [`train`] (the lab), [`sharded_ckpt`] and [`trainer_ckpt`]
+//!   (sharded checkpoints: each rank its shard, a manifest written last, resumed at the
+//!   same N or resharded to another with [`reshard`], ex 8.4 (optional): which saved
+//!   slices make up a new rank's shard).
 //! - Later (issue 23): ZeRO-3 (a layer executor that gathers, computes and frees), a
 //!   memory budget, the benchmark and the anchors.
 
@@ -22,7 +23,6 @@ pub mod config;
 pub mod figure;
 pub mod halves;
 pub mod memory;
-pub mod reshard;
 pub mod sharded_ckpt;
 pub mod shards;
 pub mod train;
@@ -36,3 +36,9 @@ pub mod layout;
 
 #[cfg_attr(feature = "solution", path = "../../../solutions/ch08-sharded/step.rs")]
 pub mod step;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch08-sharded/reshard.rs"
+)]
+pub mod reshard;

@@ -201,3 +201,55 @@ pub fn sharded_equivalence(world: &SimpleCommunicator, zero: ZeroStep) -> Result
     Ok(())
 }
 // ANCHOR_END: equivalence
+
+// ANCHOR: check_reshard
+/// Checks a reshard's copies (`sources`, ex 8.4) for every N and M from 1 to 8 and P in
+/// `params`: each copy reads inside saved rank `from`'s slice (its real elements only)
+/// and writes inside the new shard, and together they put flat element i at the new
+/// shard's place of i, for every real element, leaving only the padding untouched.
+pub fn check_reshard(
+    params: &[usize],
+    sources: impl Fn(usize, usize, &Layout) -> Vec<ch08::reshard::Copy>,
+) -> Result<(), String> {
+    for &p in params {
+        for n in 1..=8.min(p) {
+            let s = p.div_ceil(n);
+            let saved: Vec<Range<usize>> = (0..n)
+                .map(|q| (q * s).min(p)..((q + 1) * s).min(p))
+                .collect();
+            for m in 1..=8.min(p) {
+                for r in 0..m {
+                    let new = reference_layout(p, m, r);
+                    let what = format!("reshard of P = {p} saved at N = {n} (S = {s}), rank {r} of M = {m} (S' = {}, owns {:?})", new.shard, new.mine);
+                    let mut shard = vec![None; new.shard];
+                    for c in sources(p, n, &new) {
+                        let have = saved.get(c.from).ok_or(format!(
+                            "{what}: a copy from saved rank {}, but only {n} saved",
+                            c.from
+                        ))?;
+                        if c.src.end > have.len()
+                            || c.dst.end > new.shard
+                            || c.src.len() != c.dst.len()
+                        {
+                            return Err(format!(
+                                "{what}: copy {:?} of saved rank {}'s slice to {:?} of the shard, but that slice holds {} real elements ({have:?}; the padding is not saved) and the shard {}",
+                                c.src, c.from, c.dst, have.len(), new.shard));
+                        }
+                        for (i, j) in c.src.clone().zip(c.dst.clone()) {
+                            shard[j] = Some(have.start + i);
+                        }
+                    }
+                    for (j, got) in shard.iter().enumerate() {
+                        let flat = new.mine.start + j;
+                        let want = (flat < p).then_some(flat);
+                        if *got != want {
+                            return Err(format!("{what}: shard element {j} (flat {flat}) gets {got:?}, expected {want:?} (None: padding, a zero)"));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+// ANCHOR_END: check_reshard
