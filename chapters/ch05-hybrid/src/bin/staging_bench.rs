@@ -5,11 +5,15 @@
 //! program is the driver: it runs itself under mpirun at NP = 2 and 4 (`toolkit::bench`)
 //! and collects one row per (NP, size, chunk).
 //! Times are medians over the repetitions (robust to a shared machine's preemptions).
-//! Each chunked row also prices the pipeline from its parts measured alone, in turns
-//! with it (one chunk's copy to the host; one chunk's allreduce and copy back),
-//! `fill + (chunks - 1) · max(copy, comm) + drain` (`overlap_check::Overlap`), and gives
-//! measured / that model: near 1 when the copy thread (CPU) or the copy engine (GPU)
-//! really runs beside MPI and nothing else gets in the way.
+//! Each chunked row also times, in turns with the pipeline, its three stages alone (one
+//! chunk's copy to the host, allreduce, copy back) and reads them from the pipeline's
+//! own timeline, and prices the pipeline from the stages alone as the code runs them
+//! (`overlap_check::Overlap`: on the CPU `fill + (chunks - 1) · max(copy, allreduce +
+//! back) + drain`, the copy back on the rank thread beside the copy thread; on a GPU
+//! `max(copy, allreduce) + back` per turn, both copies on one stream). It gives measured
+//! / that model, and measured / the same model fed the stages as timed inside the
+//! pipeline: where the first misses and the second does not, the stages slowed each
+//! other down when run together.
 //! One run per NP (16 MiB, 1 MiB chunks) is recorded on rank 0 and written as a Perfetto
 //! timeline, `target/workbook/ch05-staging-trace-np{NP}.json`, with the time the copies
 //! overlapped the rank thread's work.
@@ -19,7 +23,7 @@
 
 use ch05::gpu_node::visible_gpus;
 use ch05::measure::{measure_links, reps_for, staged_by};
-use ch05::overlap_check::{overlap_check, traced};
+use ch05::overlap_check::{overlap_check, traced, Stages};
 use ch05::staging_model::{best_chunk, pipelined, whole};
 use ch05::staging_trace::{self, COPIER, RANK};
 use mpi::traits::*;
@@ -50,12 +54,16 @@ struct Row {
     speedup: String,
     #[tabled(rename = "model (ex 5.7)")]
     model: String,
-    #[tabled(rename = "copy | comm, per chunk")]
-    parts: String,
+    #[tabled(rename = "copy | allreduce | back, alone")]
+    alone: String,
+    #[tabled(rename = "same, in the pipeline")]
+    inside: String,
     #[tabled(rename = "overlap model")]
     overlap_model: String,
-    #[tabled(rename = "measured / overlap model")]
+    #[tabled(rename = "measured / model")]
     ratio: String,
+    #[tabled(rename = "measured / model (stages in the pipeline)")]
+    ratio_inside: String,
 }
 
 /// One measurement, as rank 0 prints it (`ROW {json}`).
@@ -70,13 +78,29 @@ struct Measured {
     is_best: bool,
     /// The buffers were GPU tensors (else CPU tensors: the host path only).
     on_gpu: bool,
-    /// `fill + (chunks - 1) · max(copy, comm) + drain` from the parts measured alone
-    /// (0 for the whole buffer).
+    /// The overlap model from the stages measured alone (0 for the whole buffer).
     overlap_seconds: f64,
-    /// One chunk's copy and one chunk's allreduce + copy back, each measured alone (s).
-    parts: (f64, f64),
+    /// The same model from the stages as the pipeline's timeline recorded them.
+    inside_seconds: f64,
+    /// One chunk's copy, allreduce and copy back, each measured alone (s).
+    alone: Option<(f64, f64, f64)>,
+    /// The same, inside the pipeline (s).
+    inside: Option<(f64, f64, f64)>,
     /// The host slots MPI read were page-locked (pinned): true on a GPU.
     pinned: bool,
+}
+
+/// Stages as they travel in a `ROW` line: (copy, allreduce, copy back).
+fn triple(s: Stages) -> (f64, f64, f64) {
+    (s.copy, s.allreduce, s.back)
+}
+
+/// Stages as a table cell, in ms.
+fn stages(s: Option<(f64, f64, f64)>) -> String {
+    match s {
+        None => "-".into(),
+        Some((c, a, b)) => format!("{:.3} | {:.3} | {:.3} ms", c * 1e3, a * 1e3, b * 1e3),
+    }
 }
 
 /// What rank 0's recorded run shows (`TRACE {json}` is not needed: one line of text).
@@ -146,9 +170,9 @@ fn child() {
             } else {
                 pipelined(&m, p, bytes, chunk)
             };
-            let (overlap_seconds, parts) = match parts {
-                None => (0.0, (0.0, 0.0)),
-                Some(o) => (o.model(), (o.copy, o.comm)),
+            let (overlap_seconds, inside_seconds) = match parts {
+                None => (0.0, 0.0),
+                Some(o) => (o.model(), o.model_of(o.inside)),
             };
             if world.rank() == 0 {
                 print_row(&Measured {
@@ -160,7 +184,9 @@ fn child() {
                     is_best: i + 1 == chunks.len() && chunk != bytes,
                     on_gpu: dev != Device::Cpu,
                     overlap_seconds,
-                    parts,
+                    inside_seconds,
+                    alone: parts.map(|o| triple(o.alone)),
+                    inside: parts.map(|o| triple(o.inside)),
                     pinned: ch05::stream::HostBuf::<f32>::new(1, dev).is_pinned(),
                 });
             }
@@ -175,7 +201,7 @@ fn main() {
     let mut rows = vec![];
     let (mut on_gpu, mut pinned) = (false, false);
     let mut traces = vec![];
-    let mut within = vec![];
+    let (mut within, mut within_inside) = (vec![], vec![]);
     for (np, lines) in at_rank_counts(&NPS, Duration::from_secs(300)) {
         let measured =
             bench::rows::<Measured>(&lines).unwrap_or_else(|e| panic!("staging_bench: {e}"));
@@ -210,10 +236,8 @@ fn main() {
                 measured: format!("{:.2} ms", secs * 1e3),
                 speedup: format!("{:.2}x", whole_s / secs),
                 model: format!("{:.2} ms", model * 1e3),
-                parts: match r.parts {
-                    (0.0, 0.0) => "-".into(),
-                    (c, a) => format!("{:.3} | {:.3} ms", c * 1e3, a * 1e3),
-                },
+                alone: stages(r.alone),
+                inside: stages(r.inside),
                 overlap_model: match r.overlap_seconds {
                     0.0 => "-".into(),
                     o => format!("{:.2} ms", o * 1e3),
@@ -222,6 +246,13 @@ fn main() {
                     0.0 => "-".into(),
                     o => {
                         within.push((secs / o - 1.0).abs() <= 0.25);
+                        format!("{:.2}", secs / o)
+                    }
+                },
+                ratio_inside: match r.inside_seconds {
+                    0.0 => "-".into(),
+                    o => {
+                        within_inside.push((secs / o - 1.0).abs() <= 0.25);
                         format!("{:.2}", secs / o)
                     }
                 },
@@ -234,10 +265,14 @@ fn main() {
         bench::load_average(),
         toolkit::report::host_cores()
     );
-    let ok = within.iter().filter(|&&w| w).count();
+    let count = |w: &[bool]| w.iter().filter(|&&w| w).count();
     println!(
-        "overlap model: {ok} of {} chunked rows within 25% of the measured time",
-        within.len()
+        "overlap model: {} of {} chunked rows within 25% of the measured time from the stages \
+         alone; {} of {} from the stages as timed inside the pipeline",
+        count(&within),
+        within.len(),
+        count(&within_inside),
+        within_inside.len()
     );
     for t in &traces {
         println!("{t}");
