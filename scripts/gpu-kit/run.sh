@@ -94,6 +94,8 @@ NP=2 step smoke-cuda 60 $cuda "$B/torch_smoke" --device cuda
 step ch05-placement 120 ok "$B/ch05-hybrid-placement" --test-threads=1
 step ch05-staging 240 ok "$B/ch05-hybrid-staging" --test-threads=1
 NP=2 step ch05-gpu-lab 120 ok "$B/gpu" --share
+# The lab's third path, CUDA IPC between two ranks (both ways); the dry run checks the reason.
+step ch05-ipc 120 ok "$B/ch05-hybrid-ipc_path" --test-threads=1
 step ch05-staging-bench 150 ok "$B/staging_bench"
 step ch06-bridge 120 ok "$B/ch06-data-parallel-bridge" --test-threads=1
 for np in 1 2 4; do

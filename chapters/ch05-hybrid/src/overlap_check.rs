@@ -65,6 +65,10 @@ pub struct Overlap {
     /// Each stage as the pipeline's own timeline recorded it (on a GPU the copy there is
     /// from issue to landing: it includes the allreduce it hides behind).
     pub inside: Stages,
+    /// Per run of the pipeline, the time its allreduces took beyond 3 times their median
+    /// (a chunk whose allreduce waited for a rank that had lost its core): the median
+    /// over the runs, the slowest rank's.
+    pub stalls: f64,
     /// Chunks.
     pub chunks: usize,
     /// How the copies share the work.
@@ -106,6 +110,16 @@ fn median_of(spans: &[Span], track: usize, prefix: &str) -> f64 {
     )
 }
 
+/// One run's allreduce time beyond 3 times the run's median allreduce (0 if none).
+fn stall(run: &[Span]) -> f64 {
+    let typical = median_of(run, RANK, "allreduce");
+    run.iter()
+        .filter(|s| s.track == RANK && s.name.starts_with("allreduce"))
+        .map(|s| s.end - s.start)
+        .filter(|&a| a > 3.0 * typical)
+        .fold(0.0, |sum, a| sum + a - typical)
+}
+
 /// Ex 5.6 on `n` f32 on `device` in chunks of `chunk` elements, `rounds` times, each
 /// round followed by its stages alone: the pipeline's median time, and its [`Overlap`].
 pub fn overlap_check(
@@ -123,7 +137,7 @@ pub fn overlap_check(
     let mut back = tensor(world, n, device);
     let mut whole = vec![];
     let (mut copies, mut reduces, mut backs) = (vec![], vec![], vec![]);
-    let mut inside = vec![];
+    let (mut inside, mut stalled) = (vec![], vec![]);
     staged_allreduce(world, &mut t, &mut staging); // warm-up
     for _ in 0..rounds.max(1) {
         world.barrier();
@@ -131,7 +145,9 @@ pub fn overlap_check(
         let start = Instant::now();
         staged_allreduce(world, &mut t, &mut staging);
         whole.push(start.elapsed().as_secs_f64());
-        inside.extend(staging_trace::stop());
+        let run = staging_trace::stop();
+        stalled.push(stall(&run));
+        inside.extend(run);
         world.barrier();
         staging_trace::start();
         for (offset, len) in walk() {
@@ -174,14 +190,17 @@ pub fn overlap_check(
         allreduce: slowest(median(reduces)),
         back: slowest(median(backs)),
     };
+    let typical = median_of(&inside, RANK, "allreduce");
+    let stalls = slowest(median(stalled));
     let inside = Stages {
         copy: slowest(median_of(&inside, COPIER, "copy")),
-        allreduce: slowest(median_of(&inside, RANK, "allreduce")),
+        allreduce: slowest(typical),
         back: slowest(median_of(&inside, RANK, "copy back")),
     };
     let overlap = Overlap {
         alone,
         inside,
+        stalls,
         chunks,
         copies: Copies::on(device),
     };
@@ -213,6 +232,7 @@ mod tests {
         Overlap {
             alone: s,
             inside: s,
+            stalls: 0.0,
             chunks: 4,
             copies,
         }

@@ -13,7 +13,8 @@
 //! `max(copy, allreduce) + back` per turn, both copies on one stream). It gives measured
 //! / that model, and measured / the same model fed the stages as timed inside the
 //! pipeline: where the first misses and the second does not, the stages slowed each
-//! other down when run together.
+//! other down when run together. Its last column is the time per run that allreduces
+//! took beyond 3 times their median: a rank that lost its core stalls every rank.
 //! One run per NP (16 MiB, 1 MiB chunks) is recorded on rank 0 and written as a Perfetto
 //! timeline, `target/workbook/ch05-staging-trace-np{NP}.json`, with the time the copies
 //! overlapped the rank thread's work.
@@ -64,6 +65,8 @@ struct Row {
     ratio: String,
     #[tabled(rename = "measured / model (stages in the pipeline)")]
     ratio_inside: String,
+    #[tabled(rename = "allreduce stalls per run")]
+    stalls: String,
 }
 
 /// One measurement, as rank 0 prints it (`ROW {json}`).
@@ -86,6 +89,8 @@ struct Measured {
     alone: Option<(f64, f64, f64)>,
     /// The same, inside the pipeline (s).
     inside: Option<(f64, f64, f64)>,
+    /// Allreduce time beyond 3x its median, per run of the pipeline (s).
+    stalls: Option<f64>,
     /// The host slots MPI read were page-locked (pinned): true on a GPU.
     pinned: bool,
 }
@@ -187,6 +192,7 @@ fn child() {
                     inside_seconds,
                     alone: parts.map(|o| triple(o.alone)),
                     inside: parts.map(|o| triple(o.inside)),
+                    stalls: parts.map(|o| o.stalls),
                     pinned: ch05::stream::HostBuf::<f32>::new(1, dev).is_pinned(),
                 });
             }
@@ -238,6 +244,9 @@ fn main() {
                 model: format!("{:.2} ms", model * 1e3),
                 alone: stages(r.alone),
                 inside: stages(r.inside),
+                stalls: r
+                    .stalls
+                    .map_or("-".into(), |s| format!("{:.2} ms", s * 1e3)),
                 overlap_model: match r.overlap_seconds {
                     0.0 => "-".into(),
                     o => format!("{:.2} ms", o * 1e3),
