@@ -14,17 +14,21 @@ fn without_a_gpu_every_rank_says_the_same_reason() {
     if tch::Cuda::is_available() {
         return; // the next test runs the real thing
     }
-    toolkit::testing::at_ranks("without_a_gpu_every_rank_says_the_same_reason", &[1, 3], |world| {
-        let why = match IpcPair::open(world, 1 << 10, Device::Cpu) {
-            Ok(_) => return Err("no GPU, yet CUDA IPC opened".into()),
-            Err(why) => why,
-        };
-        let expected = torch_link::why_no_cuda(false).expect("no GPU: a reason");
-        match why == format!("no CUDA IPC: {expected}") {
-            true => Ok(()),
-            false => Err(format!("rank {}: unexpected reason: {why}", world.rank())),
-        }
-    });
+    toolkit::testing::at_ranks(
+        "without_a_gpu_every_rank_says_the_same_reason",
+        &[1, 3],
+        |world| {
+            let why = match IpcPair::open(world, 1 << 10, Device::Cpu) {
+                Ok(_) => return Err("no GPU, yet CUDA IPC opened".into()),
+                Err(why) => why,
+            };
+            let expected = torch_link::why_no_cuda(false).expect("no GPU: a reason");
+            match why == format!("no CUDA IPC: {expected}") {
+                true => Ok(()),
+                false => Err(format!("rank {}: unexpected reason: {why}", world.rank())),
+            }
+        },
+    );
 }
 
 #[test]
