@@ -6,7 +6,8 @@
 #   bash run.sh --dry [--torch-lib DIR]    (DIR: a CPU LibTorch 2.11 lib folder)
 # It finds the machine's LibTorch and CUDA libraries (python3's torch), uses the kit's Open
 # MPI, and runs: the toolchain smoke test on CUDA tensors; chapter 5's placement and staging
-# tests (tensors on the GPU), its GPU lab and staging benchmark (pinned host slots,
+# tests (tensors on the GPU), its CUDA IPC path's test, its GPU lab (host, staged, IPC)
+# and staging benchmark (pinned host slots,
 # non-blocking copies, the overlap model against the measured time, a Perfetto timeline); chapter 6's GPU test and
 # the trainer with --device cuda at 1, 2 and 4 ranks sharing the GPU (and on the CPU for
 # comparison), and its CNN 8 times wider; the trainer kit's CUDA IPC test (two ranks, device
