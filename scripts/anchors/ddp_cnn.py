@@ -107,7 +107,7 @@ def main():
         ap.error("--device cuda: torch sees no CUDA device")
 
     # Under torchrun: DDP over gloo; alone: one process, eager, no process group.
-    together = "WORLD_SIZE" in os.environ
+    together = os.environ.get("WORLD_SIZE") is not None
     rank, ranks = gloo.start() if together else (0, 1)
     device = torch.device(args.device)
     here = os.path.dirname(os.path.abspath(__file__))

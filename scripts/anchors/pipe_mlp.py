@@ -104,7 +104,7 @@ def main():
     if args.device == "cuda" and not torch.cuda.is_available():
         ap.error("--device cuda: torch sees no CUDA device")
     dtype = torch.float32 if args.dtype == "f32" else torch.float64
-    if "WORLD_SIZE" not in os.environ:
+    if os.environ.get("WORLD_SIZE") is None:
         return alone(args, dtype)
     if args.device != "cpu":
         ap.error("under torchrun this mirror runs on the CPU (gloo); --device cuda is one process")
