@@ -38,6 +38,12 @@ use toolkit::report::{print_and_save, write_file};
 
 const SIZES_MIB: [usize; 2] = [16, 64];
 const NPS: [u32; 2] = [2, 4];
+
+/// The sizes (MiB), the rank counts and the fewest rounds of a row: the constants, or
+/// one small size at 2 ranks, once, in a smoke run (`toolkit::bench::smoke`).
+fn sizes() -> (&'static [usize], &'static [u32], usize) {
+    bench::sized((&SIZES_MIB[..], &NPS[..], 5), (&[4][..], &[2][..], 1))
+}
 /// A fixed chunk beside the model's best: 1 MiB.
 const FIXED_CHUNK: usize = 1 << 20;
 
@@ -156,14 +162,15 @@ fn child() {
         }
     }
     let p = world.size() as usize;
-    for mib in SIZES_MIB {
+    let (sizes_mib, _, fewest) = sizes();
+    for &mib in sizes_mib {
         let bytes = mib << 20;
         let (best, _) = best_chunk(&m, p, bytes);
         let mut chunks = vec![bytes, FIXED_CHUNK, best];
         chunks.dedup();
         for (i, &chunk) in chunks.iter().enumerate() {
             let case = (bytes / 4, (chunk / 4).max(1), dev);
-            let rounds = reps_for(bytes).max(5);
+            let rounds = bench::sized(reps_for(bytes), 1).max(fewest);
             let (secs, parts) = if chunk == bytes {
                 (staged_by(&world, case, true), None)
             } else {
@@ -208,7 +215,7 @@ fn main() {
     let (mut on_gpu, mut pinned) = (false, false);
     let mut traces = vec![];
     let (mut within, mut within_inside) = (vec![], vec![]);
-    for (np, lines) in at_rank_counts(&NPS, Duration::from_secs(300)) {
+    for (np, lines) in at_rank_counts(sizes().1, Duration::from_secs(300)) {
         let measured =
             bench::rows::<Measured>(&lines).unwrap_or_else(|e| panic!("staging_bench: {e}"));
         on_gpu |= measured.iter().any(|r| r.on_gpu);
