@@ -36,6 +36,12 @@ pub fn run_ops(
         })
         .count();
     let mut bufs = vec![Vec::<f64>::new(); sends];
+    // The stage's forward of micro-batch i; on the last stage the loss, with the 1/m: the
+    // batch's loss is the mean of the micro-batches'.
+    let pass = |x: &Tensor, i: usize| match last {
+        true => StageModel::loss(&stage.forward(x), &batch.targets[i]) / m as f64,
+        false => stage.forward(x),
+    };
     let mut loss_sum = 0.0;
     mpi::request::scope(|scope| {
         let mut slots = bufs.iter_mut();
@@ -60,12 +66,11 @@ pub fn run_ops(
                         };
                         // ANCHOR_END: no_requires_grad
                         let t0 = Instant::now();
-                        let y = stage.forward(&x);
-                        let y = match last {
-                            // The 1/m: the batch's loss is the mean of the micro-batches'.
-                            true => StageModel::loss(&y, &batch.targets[i]) / m as f64,
-                            false => y,
-                        };
+                        // Under `--recompute stage`, without a graph: Backward(i) runs it again.
+                        let y = stage.recompute.forward(|| pass(&x, i));
+                        if last {
+                            loss_sum += y.double_value(&[]);
+                        }
                         trace.record(Phase::Forward, i, t0);
                         if !last {
                             let t0 = Instant::now();
@@ -81,7 +86,7 @@ pub fn run_ops(
                             )?);
                             trace.record(Phase::Send, i, t0);
                         }
-                        kept.insert(i, (x, y));
+                        kept.insert(i, (x, stage.recompute.keep(y)));
                     }
                     Action::Backward(i) => {
                         let (x, y) = kept
@@ -98,11 +103,9 @@ pub fn run_ops(
                             trace.record(Phase::Receive, i, t0);
                         }
                         let t0 = Instant::now();
+                        let y = stage.recompute.again(y, || pass(&x, i));
                         match &dy {
-                            None => {
-                                loss_sum += y.double_value(&[]);
-                                y.backward();
-                            }
+                            None => y.backward(),
                             // d(sum(y * dy))/dy = dy: the received gradient flows back through y.
                             Some(dy) => (&y * dy).sum(tch::Kind::Double).backward(),
                         }

@@ -4,7 +4,9 @@
 //! [`crate::plan`]: a forward receives its input from the stage before (unless first) and
 //! sends its output on (unless last); a backward receives the gradient of its output from
 //! the stage after (unless last) and sends the gradient of its input back (unless first).
-//! Receives wait; sends are non-blocking and all complete before the step ends.
+//! Receives wait; sends are non-blocking and all complete before the step ends. Under
+//! `--recompute stage` a forward keeps no graph and its backward runs it again
+//! ([`crate::recompute`], given).
 //! Check with `make check CH=07` (tests/executor.rs).
 #![allow(unused_variables)] // the stubs do not use their arguments yet
 #![allow(unused_imports)] // imported for your answer: unused until you write it
@@ -27,7 +29,11 @@ use tch::Tensor;
 /// `requires_grad` when it was received) and the output; on the last stage the output is
 /// the micro-batch's loss divided by `m`, so that the gradients accumulated over the `m`
 /// backwards are those of the whole batch's mean loss. Backward(i): backward from the
-/// kept output (with the received gradient), send the input's gradient. Records each
+/// kept output (with the received gradient), send the input's gradient. Recomputation
+/// (`stage.recompute`, given): run each forward through `stage.recompute.forward(..)`,
+/// keep `stage.recompute.keep(y)`, and take the output to back-propagate from
+/// `stage.recompute.again(kept, ..)` (the forward run again under `--recompute stage`;
+/// read the last stage's loss at the forward). Records each
 /// receive, forward, backward and send in `trace`. Returns the batch's mean loss on the
 /// last stage (the sum of the scaled losses), 0 elsewhere; an `Err` names the stage and
 /// the operation.

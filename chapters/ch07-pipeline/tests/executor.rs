@@ -1,7 +1,9 @@
 //! Checks of exercise 7.5 (the executor): p stages x m micro-batches train like one
 //! process on the whole batch (same parameters after 2 SGD steps, within 1e-10
 //! relative: f64, the same sums in another order), at p = 1..4, m = 1, 2, 4, 8, for GPipe
-//! and 1F1B (the reference schedules of `greedy`, moved with a reference transfer).
+//! and 1F1B (the reference schedules of `greedy`, moved with a reference transfer); with
+//! recomputation (`--recompute stage`) the same, bit for bit as without, at p = 1..4,
+//! each forward run without its graph and again with it.
 //!
 //! Run: `make check CH=07` or `cargo test -p ch07-pipeline --features solution --test executor`.
 
@@ -11,6 +13,7 @@ use ch07::executor::run_ops;
 use ch07::greedy;
 use ch07::optim::{Optimizer, Rule};
 use ch07::plan::ScheduleKind;
+use ch07::recompute::Recompute;
 use ch07::spans::{Phase, Timeline};
 use mpi::traits::*;
 use toolkit::mpi_test;
@@ -43,6 +46,54 @@ mpi_test! {
                 if computed != (2 * m) * STEPS as usize {
                     return Err(format!("{what}: {computed} forward/backward spans recorded, expected {}", 2 * m * STEPS as usize));
                 }
+            }
+        }
+        Ok(())
+    }
+}
+
+mpi_test! {
+    fn ex7_5_recomputation_changes_nothing_but_memory(world at &[1, 2, 3, 4]) {
+        let (s, p) = (world.rank() as usize, world.size() as usize);
+        tch::set_num_threads(1);
+        let reference = common::one_process(STEPS, BATCH);
+        for kind in [ScheduleKind::GPipe, ScheduleKind::OneFOneB] {
+            for m in [1, 4] {
+                let ops = greedy::schedule(kind, p, m);
+                let mut after = vec![];
+                for mode in [Recompute::None, Recompute::Stage] {
+                    let mut stage = common::stage(s, p);
+                    stage.recompute = mode;
+                    let mut opt = Optimizer::new(Rule::Sgd { lr: common::LR }, &stage.params);
+                    for step in 0..STEPS {
+                        let batch = common::batch(step, BATCH, 0..BATCH, m);
+                        stage.zero_grad();
+                        run_ops(world, &ops[s], &stage, &batch, common::reference_transfer(), &mut Timeline::new())?;
+                        let grads = stage.grads();
+                        opt.step(&mut stage.params, &grads);
+                    }
+                    let what = format!("{kind:?}, {p} stages x {m} micro-batches, recompute {mode:?}, stage {s}");
+                    // None: m forwards recording their graph per step; Stage: m without, m again with.
+                    let n = m * STEPS as usize;
+                    let want = match mode {
+                        Recompute::None => (0, n),
+                        Recompute::Stage => (n, n),
+                    };
+                    let (free, graph) = stage.passes();
+                    let ran = match (free, graph) == want {
+                        true => Ok(()),
+                        false => Err(format!("{what}: {free} forwards without a graph and {graph} recording one over {STEPS} steps, expected {} and {}", want.0, want.1)),
+                    };
+                    toolkit::lockstep::agree(world, ran)?;
+                    toolkit::lockstep::agree(world, common::same_as_one_process(&stage, &reference, &what))?;
+                    after.push(common::bits(&stage.params));
+                }
+                // The recomputed forward is the same computation: the same bits, not just close.
+                let same = match after[0] == after[1] {
+                    true => Ok(()),
+                    false => Err(format!("{kind:?}, {p} stages x {m} micro-batches, stage {s}: recompute Stage's parameters differ from None's")),
+                };
+                toolkit::lockstep::agree(world, same)?;
             }
         }
         Ok(())
