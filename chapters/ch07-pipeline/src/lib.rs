@@ -12,6 +12,8 @@ pub mod plan;
 // [`plan`], its deadlocks, activations held and bubble), [`timeline`] (text-art
 // timelines). Yours: [`stages`] (ex 7.1), [`schedules`] (ex 7.3 GPipe, ex 7.4 1F1B).
 pub mod schedule_check;
+/// Sends completed at the next receive: the rule, checked on paper.
+pub mod send_check;
 pub mod timeline;
 
 #[cfg_attr(

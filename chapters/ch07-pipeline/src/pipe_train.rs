@@ -207,11 +207,8 @@ impl<'c, E: WireElem> PipeTrainer<'c, E> {
                 right += exact_matches(&out.to_device(Device::Cpu), &yc);
             }
         }
-        let mine = if s + 1 == p && self.grid.replica == 0 {
-            right as f64
-        } else {
-            0.0
-        };
+        let counts = s + 1 == p && self.grid.replica == 0; // one last stage counts, once
+        let mine = if counts { right as f64 } else { 0.0 };
         let mut total = 0.0;
         self.world
             .all_reduce_into(&mine, &mut total, SystemOperation::sum());

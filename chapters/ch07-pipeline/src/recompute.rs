@@ -6,8 +6,9 @@
 //! the forward to the backward of that micro-batch. With `stage`, the forward runs without
 //! a graph, the executor keeps only the stage's input (and, on the last stage, the loss, a
 //! scalar), and the backward runs the forward again, this time recording, then
-//! back-propagates through it: one more forward per micro-batch, for a stage that holds
-//! one tensor per micro-batch in flight instead of `2 x blocks + 1`.
+//! back-propagates through it: one more forward per micro-batch, for a middle stage that
+//! holds one tensor per micro-batch in flight instead of `2 x blocks + 1` (each block's
+//! input and ReLU output, and the stage's output).
 //!
 //! Measured by `cargo run --release -p ch07-pipeline --features solution --bin
 //! recompute_bench`; checked by tests/recompute.rs.
@@ -29,6 +30,7 @@ pub enum Recompute {
 pub const RECOMPUTE: &[(&str, Recompute)] =
     &[("none", Recompute::None), ("stage", Recompute::Stage)];
 
+// ANCHOR: calls
 impl Recompute {
     /// A micro-batch's forward, `pass` (the stage's forward, and the loss on the last
     /// stage): with its graph (`None`) or without (`Stage`).
@@ -58,6 +60,7 @@ impl Recompute {
         }
     }
 }
+// ANCHOR_END: calls
 
 /// Heap bytes a stage held, measured with [`crate::heap::in_use`] (see [`measure`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
