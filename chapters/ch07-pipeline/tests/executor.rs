@@ -3,7 +3,8 @@
 //! relative: f64, the same sums in another order), at p = 1..4, m = 1, 2, 4, 8, for GPipe
 //! and 1F1B (the reference schedules of `greedy`, moved with a reference transfer); with
 //! recomputation (`--recompute stage`) the same, bit for bit as without, at p = 1..4,
-//! each forward run without its graph and again with it.
+//! each forward run without its graph and again with it; every send of a stage staged in
+//! one buffer, reused (each send completes with the next op's receive).
 //!
 //! Run: `make check CH=07` or `cargo test -p ch07-pipeline --features solution --test executor`.
 
@@ -15,7 +16,13 @@ use ch07::optim::{Optimizer, Rule};
 use ch07::plan::ScheduleKind;
 use ch07::recompute::Recompute;
 use ch07::spans::{Phase, Timeline};
+use ch07::wire::{SendRequest, Transfer};
+use mpi::request::LocalScope;
+use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+use tch::Tensor;
 use toolkit::mpi_test;
 
 const BATCH: usize = 16;
@@ -95,6 +102,49 @@ mpi_test! {
                 };
                 toolkit::lockstep::agree(world, same)?;
             }
+        }
+        Ok(())
+    }
+}
+
+thread_local! {
+    /// The address of each send's staging buffer (a `Vec`) on this rank.
+    static STAGED: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The reference send, noting the buffer it was given.
+fn noting_send<'a, 'b>(
+    comm: &SimpleCommunicator,
+    to: usize,
+    tag: i32,
+    t: &Tensor,
+    shape: &[i64],
+    buf: &'a mut Vec<f64>,
+    scope: &'b LocalScope<'a>,
+) -> Result<SendRequest<'a, 'b>, String> {
+    let at = &*buf as *const Vec<f64> as usize;
+    let request = (common::reference_transfer().send)(comm, to, tag, t, shape, buf, scope)?;
+    STAGED.with(|v| v.borrow_mut().push(at));
+    Ok(request)
+}
+
+mpi_test! {
+    fn ex7_5_one_staging_buffer_per_stage(world at &[2, 3, 4]) {
+        let (s, p) = (world.rank() as usize, world.size() as usize);
+        let m = 8;
+        let io = Transfer { send: noting_send, recv: common::reference_transfer().recv };
+        for kind in [ScheduleKind::GPipe, ScheduleKind::OneFOneB] {
+            let ops = greedy::schedule(kind, p, m);
+            STAGED.with(|v| v.borrow_mut().clear());
+            run_ops(world, &ops[s], &common::stage(s, p), &common::batch(0, BATCH, 0..BATCH, m), io, &mut Timeline::new())?;
+            let staged = STAGED.with(|v| v.borrow().clone());
+            let sends = if s == 0 || s + 1 == p { m } else { 2 * m };
+            let buffers: BTreeSet<usize> = staged.iter().copied().collect();
+            let mine = match (staged.len(), buffers.len()) {
+                (n, 1) if n == sends => Ok(()),
+                (n, b) => Err(format!("{kind:?}, {p} stages x {m} micro-batches, stage {s}: {n} sends (expected {sends}) from {b} staging buffers, expected one, reused: complete each send with the next op's receive")),
+            };
+            toolkit::lockstep::agree(world, mine)?;
         }
         Ok(())
     }
