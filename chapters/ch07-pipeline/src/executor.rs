@@ -4,7 +4,8 @@
 //! [`crate::plan`]: a forward receives its input from the stage before (unless first) and
 //! sends its output on (unless last); a backward receives the gradient of its output from
 //! the stage after (unless last) and sends the gradient of its input back (unless first).
-//! Receives wait; sends are non-blocking and all complete before the step ends. Under
+//! Receives wait; each send is non-blocking and completes with the next op's receive (one
+//! staging buffer per stage; `send_check` shows GPipe and 1F1B cannot deadlock so). Under
 //! `--recompute stage` a forward keeps no graph and its backward runs it again
 //! ([`crate::recompute`], given).
 //! Check with `make check CH=07` (tests/executor.rs).
@@ -20,7 +21,7 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::collections::HashMap;
 use std::time::Instant;
-use tch::Tensor;
+use tch::{Device, Tensor};
 
 // ANCHOR: run_ops
 /// Runs this stage's `ops` (stage `s` = rank of `pipe`, of `p` = its size) on `batch`'s
@@ -36,7 +37,8 @@ use tch::Tensor;
 /// read the last stage's loss at the forward). Records each
 /// receive, forward, backward and send in `trace`. Returns the batch's mean loss on the
 /// last stage (the sum of the scaled losses), 0 elsewhere; an `Err` names the stage and
-/// the operation.
+/// the operation. Stage every send in one buffer: post it, run the next op's receive,
+/// then wait for it, all in one `mpi::request::scope` (a helper of your own).
 pub fn run_ops<E: WireElem>(
     pipe: &SimpleCommunicator,
     ops: &[Action],
@@ -45,7 +47,7 @@ pub fn run_ops<E: WireElem>(
     io: Transfer<E>,
     trace: &mut Timeline,
 ) -> Result<f64, String> {
-    // TODO(ex 7.5): one buffer per send, then in mpi::request::scope: each op, wait all
+    // TODO(ex 7.5): one buffer; each op: (owed send + its receive, in a scope), compute, owe its send
     todo!("ex 7.5: run one stage's operations of a pipeline schedule")
 }
 // ANCHOR_END: run_ops
