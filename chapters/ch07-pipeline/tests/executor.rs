@@ -13,9 +13,10 @@ mod common;
 use ch07::executor::run_ops;
 use ch07::greedy;
 use ch07::optim::{Optimizer, Rule};
-use ch07::plan::ScheduleKind;
+use ch07::plan::{Action, ScheduleKind};
 use ch07::recompute::Recompute;
 use ch07::spans::{Phase, Timeline};
+use ch07::stage_model::StageModel;
 use ch07::wire::{SendRequest, Transfer};
 use mpi::request::LocalScope;
 use mpi::topology::SimpleCommunicator;
@@ -28,6 +29,33 @@ use toolkit::mpi_test;
 const BATCH: usize = 16;
 const STEPS: u64 = 2;
 
+/// `STEPS` SGD steps of `stage` through `run_ops` with `ops`, `m` micro-batches of the
+/// whole batch; the trace of all of them.
+fn sgd_steps(
+    world: &SimpleCommunicator,
+    ops: &[Action],
+    stage: &mut StageModel,
+    m: usize,
+) -> Result<Timeline, String> {
+    let mut opt = Optimizer::new(Rule::Sgd { lr: common::LR }, &stage.params);
+    let mut trace = Timeline::new();
+    for step in 0..STEPS {
+        let batch = common::batch(step, BATCH, 0..BATCH, m);
+        stage.zero_grad();
+        run_ops(
+            world,
+            ops,
+            stage,
+            &batch,
+            common::reference_transfer(),
+            &mut trace,
+        )?;
+        let grads = stage.grads();
+        opt.step(&mut stage.params, &grads);
+    }
+    Ok(trace)
+}
+
 mpi_test! {
     fn ex7_5_the_pipeline_trains_like_one_process(world at &[1, 2, 3, 4]) {
         let (s, p) = (world.rank() as usize, world.size() as usize);
@@ -37,15 +65,7 @@ mpi_test! {
             for m in [1, 2, 4, 8] {
                 let ops = greedy::schedule(kind, p, m);
                 let mut stage = common::stage(s, p);
-                let mut opt = Optimizer::new(Rule::Sgd { lr: common::LR }, &stage.params);
-                let mut trace = Timeline::new();
-                for step in 0..STEPS {
-                    let batch = common::batch(step, BATCH, 0..BATCH, m);
-                    stage.zero_grad();
-                    run_ops(world, &ops[s], &stage, &batch, common::reference_transfer(), &mut trace)?;
-                    let grads = stage.grads();
-                    opt.step(&mut stage.params, &grads);
-                }
+                let trace = sgd_steps(world, &ops[s], &mut stage, m)?;
                 let what = format!("{kind:?}, {p} stages x {m} micro-batches, stage {s}");
                 let mine = common::same_as_one_process(&stage, &reference, &what);
                 toolkit::lockstep::agree(world, mine)?;
@@ -71,14 +91,7 @@ mpi_test! {
                 for mode in [Recompute::None, Recompute::Stage] {
                     let mut stage = common::stage(s, p);
                     stage.recompute = mode;
-                    let mut opt = Optimizer::new(Rule::Sgd { lr: common::LR }, &stage.params);
-                    for step in 0..STEPS {
-                        let batch = common::batch(step, BATCH, 0..BATCH, m);
-                        stage.zero_grad();
-                        run_ops(world, &ops[s], &stage, &batch, common::reference_transfer(), &mut Timeline::new())?;
-                        let grads = stage.grads();
-                        opt.step(&mut stage.params, &grads);
-                    }
+                    sgd_steps(world, &ops[s], &mut stage, m)?;
                     let what = format!("{kind:?}, {p} stages x {m} micro-batches, recompute {mode:?}, stage {s}");
                     // None: m forwards recording their graph per step; Stage: m without, m again with.
                     let n = m * STEPS as usize;
