@@ -34,11 +34,11 @@ use tch::{Device, Tensor};
 /// (`stage.recompute`, given): run each forward through `stage.recompute.forward(..)`,
 /// keep `stage.recompute.keep(y)`, and take the output to back-propagate from
 /// `stage.recompute.again(kept, ..)` (the forward run again under `--recompute stage`;
-/// read the last stage's loss at the forward). Records each
-/// receive, forward, backward and send in `trace`. Returns the batch's mean loss on the
-/// last stage (the sum of the scaled losses), 0 elsewhere; an `Err` names the stage and
-/// the operation. Stage every send in one buffer: post it, run the next op's receive,
-/// then wait for it, all in one `mpi::request::scope` (a helper of your own).
+/// read the last stage's loss at the forward). Records each receive, forward, backward
+/// and send in `trace`. Returns the batch's mean loss on the last stage (the sum of the
+/// scaled losses), 0 elsewhere; an `Err` names the stage and the operation. Stage every
+/// send in one buffer: post it, run the next op's receive, then wait for it, all in one
+/// `mpi::request::scope` (a helper of your own).
 pub fn run_ops<E: WireElem>(
     pipe: &SimpleCommunicator,
     ops: &[Action],
