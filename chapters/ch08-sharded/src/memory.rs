@@ -22,6 +22,8 @@ pub enum Stage {
     Zero1,
     /// Stage 2: ZeRO-2, the gradients sharded too.
     Zero2,
+    /// Stage 3: ZeRO-3 (FSDP), the parameters sharded too, gathered one layer at a time.
+    Zero3,
 }
 
 impl Stage {
@@ -31,15 +33,17 @@ impl Stage {
             Stage::Replicated => 0,
             Stage::Zero1 => 1,
             Stage::Zero2 => 2,
+            Stage::Zero3 => 3,
         }
     }
 
-    /// "plain DP", "ZeRO-1", "ZeRO-2".
+    /// "plain DP", "ZeRO-1", "ZeRO-2", "ZeRO-3".
     pub fn name(self) -> &'static str {
         match self {
             Stage::Replicated => "plain DP",
             Stage::Zero1 => "ZeRO-1",
             Stage::Zero2 => "ZeRO-2",
+            Stage::Zero3 => "ZeRO-3",
         }
     }
 
@@ -49,6 +53,7 @@ impl Stage {
             Stage::Replicated => "16P",
             Stage::Zero1 => "8P + 8P/N",
             Stage::Zero2 => "4P + 12P/N",
+            Stage::Zero3 => "16P/N + 8L",
         }
     }
 }
@@ -60,14 +65,17 @@ pub struct Held {
     pub params: usize,
     /// The gradient kept for the step: the whole flat gradient, or (ZeRO-2) its shard.
     pub grads: usize,
-    /// Adam's m and v: for every parameter, or (ZeRO-1, ZeRO-2) for the shard.
+    /// Adam's m and v: for every parameter, or (ZeRO-1, 2, 3) for the shard.
     pub adam: usize,
+    /// ZeRO-3: the most held at once for a while inside the last step (gathered layers
+    /// and a layer's whole gradient); 0 at the other stages.
+    pub gathered: usize,
 }
 
 impl Held {
     /// All of it.
     pub fn total(&self) -> usize {
-        self.params + self.grads + self.adam
+        self.params + self.grads + self.adam + self.gathered
     }
 }
 
@@ -78,7 +86,26 @@ pub fn formula(stage: Stage, p: usize, n: usize) -> f64 {
         Stage::Replicated => 16.0 * p,
         Stage::Zero1 => 8.0 * p + 8.0 * p / n,
         Stage::Zero2 => 4.0 * p + 12.0 * p / n,
+        Stage::Zero3 => 16.0 * p / n,
     }
+}
+
+/// ZeRO-3's bytes held inside a step beyond its shards, for layers of `padded` parameters
+/// each (forward order, padding included): a layer gathered and its whole gradient, 8L,
+/// at the largest; with `prefetch`, plus the layer before it, gathered ahead in the
+/// backward (the forward's two gathered layers, 4L + 4L', never exceed that).
+pub fn gathered_formula(padded: &[usize], prefetch: bool) -> usize {
+    let before = |l: usize| if prefetch && l > 0 { padded[l - 1] } else { 0 };
+    (0..padded.len())
+        .map(|l| 4 * (2 * padded[l] + before(l)))
+        .max()
+        .unwrap_or(0)
+}
+
+/// Bytes a rank sends per step at ZeRO-3 on the ring: an allgather in the forward, one in
+/// the backward and a reduce-scatter of each layer's `padded` values, 3L(N-1)/N each.
+pub fn sent_formula_zero3(padded: &[usize], n: usize) -> f64 {
+    padded.iter().map(|&l| 1.5 * sent_formula(l, n)).sum()
 }
 
 /// Bytes a rank sends per step in a ring reduce-scatter plus a ring allgather (or one ring
@@ -108,4 +135,7 @@ pub struct RankRow {
     pub sent: String,
     #[tabled(rename = "2P(N-1)/N x 4 B")]
     pub sent_formula: String,
+    /// ZeRO-3: the peak of gathered layers and gradients inside the step (in `held`).
+    #[tabled(rename = "gathered peak B")]
+    pub gathered: usize,
 }

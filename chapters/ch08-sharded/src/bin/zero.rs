@@ -1,6 +1,6 @@
 //! Lab: sharded data parallelism. Trains chapter 6's CNN on the UCI digits with Adam at
-//! `--stage 0` (plain data parallelism), `1` (ZeRO-1) or `2` (ZeRO-2, the default), on NP
-//! ranks (default 4), and shows what each rank holds and sends.
+//! `--stage 0` (plain data parallelism), `1` (ZeRO-1), `2` (ZeRO-2, the default) or `3`
+//! (ZeRO-3: `ch08::lab3`), on NP ranks (default 4), and shows what each rank holds and sends.
 //!
 //! Run: `make run CH=08 SOLUTION=1` (or `cargo run --release -p ch08-sharded --features
 //! solution --bin zero -- --stage 1`; `-- --help` for the flags). Expect: a header (P, S,
@@ -26,6 +26,9 @@ fn main() {
 fn run(world: &SimpleCommunicator, cfg: Config) -> Result<(), String> {
     let split = ch06::data::digits()?;
     let place = trainer_kit::place::place(world, cfg.common.device, cfg.common.threads);
+    if cfg.stage == Stage::Zero3 {
+        return ch08::lab3::run(world, &cfg, &split.train, &split.test, place.threads);
+    }
     let mut t = Trainer::new(world, cfg.clone(), split.train.image_size())?;
     let (root, n) = (world.rank() == 0, world.size() as usize);
     let l = t.layout.clone();
@@ -115,6 +118,7 @@ fn run(world: &SimpleCommunicator, cfg: Config) -> Result<(), String> {
                     (_, s) => s.to_string(),
                 },
                 sent_formula: format!("{sent_formula:.1}"),
+                gathered: 0,
             }
         })
         .collect();
