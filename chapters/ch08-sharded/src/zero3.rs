@@ -35,6 +35,17 @@ pub struct Comm<'a> {
     pub prefetch: Option<&'a SimpleCommunicator>,
 }
 
+/// A unit's backward, as ex 8.3's [`backward_layer`].
+pub type Backward = fn(
+    &dyn crate::halves::Halves,
+    &Unit,
+    Counted,
+    &Tensor,
+    Upstream,
+    &mut [f32],
+    &Meter,
+) -> Option<Tensor>;
+
 /// A rank's ZeRO-3 model: its shards of every unit, their gradients and Adam's state.
 pub struct Sharded {
     /// The units, in forward order; each with this rank's layout in its flat buffer.
@@ -160,6 +171,18 @@ impl Sharded {
     /// One ZeRO-3 step on this rank's `images`, `labels`: forward, backward (ex 8.3 for
     /// each unit, last first), Adam on the shards. Returns the loss of this rank's batch.
     pub fn step(&mut self, comm: &Comm, images: &Tensor, labels: &Tensor) -> f64 {
+        self.step_with(comm, images, labels, backward_layer)
+    }
+
+    /// [`Sharded::step`] with `backward` for each unit's backward (the checks run
+    /// planted mistakes through it).
+    pub fn step_with(
+        &mut self,
+        comm: &Comm,
+        images: &Tensor,
+        labels: &Tensor,
+        backward: Backward,
+    ) -> f64 {
         self.meter.reset();
         let mut inputs = vec![];
         let logits = self.forward(comm, images, Some(&mut inputs));
@@ -184,7 +207,7 @@ impl Sharded {
             let shard = &mut grads[self.ranges[l].clone()];
             let next = l.checked_sub(1);
             let (dx, ahead) = self.overlapped(comm, next, || {
-                backward_layer(comm.halves, unit, gathered, &input, up, shard, &self.meter)
+                backward(comm.halves, unit, gathered, &input, up, shard, &self.meter)
             });
             upstream = dx;
             cur = ahead.or_else(|| next.map(|k| self.gather(comm, k)));
