@@ -15,7 +15,8 @@
 //!   holds, measured and by formula), [`figure`] (one step's messages, drawn from the
 //!   trace), [`config`] and [`train`] (the lab); [`layers`] (the model cut into FSDP
 //!   units, one per layer), [`zero3`] (the ZeRO-3 executor, with prefetch), [`budget`]
-//!   (`--max-mem`), [`lab3`] (the lab at stage 3).
+//!   (`--max-mem`), [`lab3`] (the lab at stage 3), [`timed`] (the collectives timed, for
+//!   the benchmark).
 //! - Later (issue 23): sharded checkpoints and resharding, and the anchors.
 
 pub mod budget;
@@ -26,6 +27,7 @@ pub mod lab3;
 pub mod layers;
 pub mod memory;
 pub mod shards;
+pub mod timed;
 pub mod train;
 pub mod zero3;
 
