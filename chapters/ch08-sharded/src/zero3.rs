@@ -174,6 +174,7 @@ impl Sharded {
         self.step_with(comm, images, labels, backward_layer)
     }
 
+    // ANCHOR: step
     /// [`Sharded::step`] with `backward` for each unit's backward (the checks run
     /// planted mistakes through it).
     pub fn step_with(
@@ -217,6 +218,7 @@ impl Sharded {
         self.adam.step(&mut self.shards, &self.grad_shards);
         loss
     }
+    // ANCHOR_END: step
 
     /// Every parameter, flat per unit and one unit after another (padding excluded):
     /// collective, for the checks that ranks agree and equal a reference.
