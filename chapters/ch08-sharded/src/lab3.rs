@@ -8,7 +8,7 @@
 
 use crate::config::{Collectives, Config};
 use crate::halves::{Halves, MpiHalves, RingHalves};
-use crate::memory::{self, RankRow};
+use crate::memory;
 use crate::train::fit_with;
 use crate::zero3::{Comm, Sharded};
 use ch06::data::Dataset;
@@ -158,47 +158,16 @@ fn table(
 ) -> Result<(), String> {
     let (collectives, prefetch) = (cfg.collectives, cfg.prefetch);
     let n = world.size() as usize;
-    let held = model.held();
-    let mine = [
-        held.params,
-        held.grads,
-        held.adam,
-        held.gathered,
-        sent.unwrap_or(usize::MAX),
-    ]
-    .map(|x| x as u64);
-    let mut all = vec![0u64; 5 * n];
-    world.all_gather_into(&mine[..], &mut all[..]);
-    if world.rank() != 0 {
-        return Ok(());
-    }
     let total: usize = padded.iter().sum();
     let formula = memory::formula(memory::Stage::Zero3, total, n) as usize
         + memory::gathered_formula(padded, prefetch);
     let sent_formula = memory::sent_formula_zero3(padded, n);
-    let rows: Vec<RankRow> = all
-        .chunks(5)
-        .enumerate()
-        .map(|(rank, f)| {
-            let held = (f[0] + f[1] + f[2] + f[3]) as usize;
-            RankRow {
-                rank,
-                params: f[0] as usize,
-                grads: f[1] as usize,
-                adam: f[2] as usize,
-                held,
-                formula: formula.to_string(),
-                over: (held as i64 - formula as i64).to_string(),
-                sent: match (collectives, f[4]) {
-                    (Collectives::Mpi, _) => "inside MPI".into(),
-                    (_, s) if s == u64::MAX => "-".into(),
-                    (_, s) => s.to_string(),
-                },
-                sent_formula: format!("{sent_formula:.1}"),
-                gathered: f[3] as usize,
-            }
-        })
-        .collect();
+    let mpi = collectives == Collectives::Mpi;
+    let held = model.held();
+    let Some(rows) = memory::gather_rows(world, held, sent, formula as f64, sent_formula, mpi)
+    else {
+        return Ok(());
+    };
     println!(
         "bytes per rank at the step's peak (ZeRO-3: 16P/N + 8L{}, P = {} padded per layer to \
          {total}, N = {n}; sent against 3P(N-1)/N x 4 in the last column):",

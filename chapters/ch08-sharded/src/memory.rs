@@ -11,6 +11,8 @@
 //! | 1 (ZeRO-1) | 8P + 8P/N |
 //! | 2 (ZeRO-2) | 4P + 12P/N |
 
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
 use tabled::Tabled;
 
 /// What a rank shards.
@@ -138,4 +140,48 @@ pub struct RankRow {
     /// ZeRO-3: the peak of gathered layers and gradients inside the step (in `held`).
     #[tabled(rename = "gathered peak B")]
     pub gathered: usize,
+}
+
+/// Collective: every rank's `held` bytes and the bytes it `sent` in a step (None: not
+/// counted) to rank 0, which gets its table's rows against `formula` (bytes held) and
+/// `sent_formula`; `inside_mpi`: the collectives were MPI's own, whose sends the recorder
+/// does not see. The other ranks get `None`.
+pub fn gather_rows(
+    world: &SimpleCommunicator,
+    held: Held,
+    sent: Option<usize>,
+    formula: f64,
+    sent_formula: f64,
+    inside_mpi: bool,
+) -> Option<Vec<RankRow>> {
+    let mine = [
+        held.params,
+        held.grads,
+        held.adam,
+        held.gathered,
+        sent.unwrap_or(usize::MAX),
+    ]
+    .map(|x| x as u64);
+    let mut all = vec![0u64; 5 * world.size() as usize];
+    world.all_gather_into(&mine[..], &mut all[..]);
+    let row = |(rank, f): (usize, &[u64])| {
+        let held = (f[0] + f[1] + f[2] + f[3]) as usize;
+        RankRow {
+            rank,
+            params: f[0] as usize,
+            grads: f[1] as usize,
+            adam: f[2] as usize,
+            held,
+            formula: format!("{formula:.1}"),
+            over: format!("{:.1}", held as f64 - formula),
+            sent: match (inside_mpi, f[4]) {
+                (true, _) => "inside MPI".into(),
+                (_, s) if s == u64::MAX => "-".into(),
+                (_, s) => s.to_string(),
+            },
+            sent_formula: format!("{sent_formula:.1}"),
+            gathered: f[3] as usize,
+        }
+    };
+    (world.rank() == 0).then(|| all.chunks(5).enumerate().map(row).collect())
 }

@@ -8,6 +8,7 @@
 //! Run: `make check CH=08` (your code) or `cargo test -p ch08-sharded --features solution
 //! --test zero3`.
 
+mod common;
 mod zero3_common;
 
 use ch06::model::ModelKind;

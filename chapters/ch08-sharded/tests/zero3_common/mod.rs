@@ -2,7 +2,7 @@
 //! against one process's Adam, taking the unit's backward as an argument, so that the
 //! planted mistakes run through the same check.
 //!
-//! Not a test itself; `mod zero3_common;` in each test file.
+//! Not a test itself; `mod common; mod zero3_common;` in each test file.
 #![allow(dead_code)] // each test file uses part of it
 
 use ch06::model::ModelKind;
@@ -14,17 +14,8 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use tch::Tensor;
 
-/// Steps of the check, samples per rank per step, Adam's learning rate.
-pub const STEPS: usize = 4;
-pub const PER_RANK: usize = 8;
-pub const LR: f64 = 1e-2;
-
-/// A gradient value on the grid of multiples of 2^-20 in [-1, 1]: any sum of up to 8
-/// such values is exact in f32 (at most 2^23 steps of 2^-20: 24 bits), in any order.
-pub fn on_grid(g: f32) -> f32 {
-    let scale = (1u32 << 20) as f32;
-    (g.clamp(-1.0, 1.0) * scale).round() / scale
-}
+// The steps, samples per rank and learning rate of ZeRO-1/2's check, and its grid.
+use crate::common::{on_grid, LR, PER_RANK, STEPS};
 
 /// MPI's halves with each rank's gradient put on the grid of [`on_grid`] before the sum:
 /// the reduce-scatter's sums are then exact in any order.
