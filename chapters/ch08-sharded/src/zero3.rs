@@ -99,8 +99,9 @@ impl Sharded {
         self.units.iter().map(Unit::params).sum()
     }
 
-    /// Bytes held between steps, measured from the buffers (no gathered unit then); the
-    /// peak of the last step's gathered units and gradients is `meter.peak()`.
+    /// Bytes held: the shards, their gradients and Adam's m and v, measured from the
+    /// buffers (all a rank keeps between steps), and in `gathered` the most the last step
+    /// held at once of gathered units and whole unit gradients (the meter's peak).
     pub fn held(&self) -> Held {
         Held {
             params: 4 * self.shards.len(),
@@ -118,8 +119,9 @@ impl Sharded {
         full
     }
 
-    /// Runs `work` on `cur` (unit `l` gathered) while unit `next` (if any, with prefetch)
-    /// is gathered non-blocking; returns `work`'s result and the gathered `next`.
+    /// Runs `work` (a unit's compute) while unit `next`, if any and with prefetch, is
+    /// gathered non-blocking (MPI_Iallgather, waited for after `work`); returns `work`'s
+    /// result and the gathered `next` (None without prefetch: the caller gathers it).
     fn overlapped<'s, T>(
         &'s self,
         comm: &Comm,

@@ -30,8 +30,9 @@ use toolkit::report::{print_and_save, Timing};
 
 const RANKS: [u32; 2] = [2, 4];
 const WARMUP: usize = 3;
-const STEPS: usize = 20;
-const LOOPS: usize = 20;
+const STEPS: usize = 30;
+const LOOPS: usize = 30;
+const ROUNDS: usize = 3;
 const BATCH: usize = 48;
 
 #[derive(Serialize, Deserialize, Tabled)]
@@ -78,12 +79,14 @@ fn main() {
     println!("wrote {}", path.display());
 }
 
-/// STEPS batches of BATCH / N samples, this rank's strided part of each global batch.
+/// WARMUP + STEPS batches of BATCH / N samples, this rank's strided part of each global
+/// batch (the epoch's batches again from the first when there are not enough).
 fn batches(world: &SimpleCommunicator, train: &ch06::data::Dataset) -> Vec<(Tensor, Tensor)> {
     let (rank, n) = (world.rank() as usize, world.size() as usize);
     let order = ch06::shuffle::shuffled(train.len(), 8, 0);
     (0..WARMUP + STEPS)
         .map(|k| {
+            let k = k % (train.len() / BATCH);
             let global = &order[k * BATCH..(k + 1) * BATCH];
             let mine: Vec<usize> = global.iter().copied().skip(rank).step_by(n).collect();
             train.batch(&mine)
@@ -91,31 +94,48 @@ fn batches(world: &SimpleCommunicator, train: &ch06::data::Dataset) -> Vec<(Tens
         .collect()
 }
 
-/// The mean step time in ms (the slowest rank's) of `step` over the timed batches.
+/// The step time in ms of `step` over the timed batches: the slowest rank's mean over
+/// STEPS steps, in the best of ROUNDS rounds (the machine is shared: the best round is the
+/// least disturbed), and `comm()` (seconds in collectives so far) over that round, in ms
+/// per step.
 fn time_steps(
     world: &SimpleCommunicator,
     b: &[(Tensor, Tensor)],
     step: &mut dyn FnMut(&Tensor, &Tensor),
-) -> f64 {
+    comm: &dyn Fn() -> f64,
+) -> (f64, f64) {
     for (x, y) in &b[..WARMUP] {
         step(x, y);
     }
-    world.barrier();
-    let t0 = Instant::now();
-    for (x, y) in &b[WARMUP..] {
-        step(x, y);
+    let mut best = (f64::INFINITY, 0.0);
+    for _ in 0..ROUNDS {
+        world.barrier();
+        let (t0, c0) = (Instant::now(), comm());
+        for (x, y) in &b[WARMUP..] {
+            step(x, y);
+        }
+        let ms = 1e3 * Timing::over_ranks(world, t0.elapsed().as_secs_f64()).max / STEPS as f64;
+        let in_comm = 1e3 * Timing::over_ranks(world, comm() - c0).max / STEPS as f64;
+        if ms < best.0 {
+            best = (ms, in_comm);
+        }
     }
-    1e3 * Timing::over_ranks(world, t0.elapsed().as_secs_f64()).max / STEPS as f64
+    best
 }
 
-/// The mean ms (the slowest rank's) of `f` repeated LOOPS times.
+/// The mean ms (the slowest rank's) of `f` repeated LOOPS times, the best of ROUNDS.
 fn time_alone(world: &SimpleCommunicator, f: &mut dyn FnMut()) -> f64 {
-    world.barrier();
-    let t0 = Instant::now();
-    for _ in 0..LOOPS {
-        f();
+    let mut best = f64::INFINITY;
+    for _ in 0..ROUNDS {
+        world.barrier();
+        let t0 = Instant::now();
+        for _ in 0..LOOPS {
+            f();
+        }
+        let ms = 1e3 * Timing::over_ranks(world, t0.elapsed().as_secs_f64()).max / LOOPS as f64;
+        best = best.min(ms);
     }
-    1e3 * Timing::over_ranks(world, t0.elapsed().as_secs_f64()).max / LOOPS as f64
+    best
 }
 
 fn inner(world: &SimpleCommunicator) {
@@ -142,9 +162,14 @@ fn inner(world: &SimpleCommunicator) {
     let place = ch06::device::place(world, c6.common.device, Some(1));
     let data = ch06::data::digits().expect("digits");
     let mut t6 = ch06::train::Trainer::new(world, c6, data, place).expect("chapter 6's trainer");
-    let step6 = time_steps(world, &b, &mut |_, _| {
-        t6.step();
-    });
+    let (step6, _) = time_steps(
+        world,
+        &b,
+        &mut |_, _| {
+            t6.step();
+        },
+        &|| 0.0,
+    );
     let p = t6.params.iter().map(Tensor::numel).sum::<usize>();
     let mut sum = vec![0f32; p];
     let ones = vec![1f32; p];
@@ -170,9 +195,14 @@ fn inner(world: &SimpleCommunicator) {
         };
         (cfg.common.quiet, cfg.common.batch) = (true, BATCH);
         let mut t = Trainer::new(world, cfg, (8, 8)).expect("trainer");
-        let step = time_steps(world, &b, &mut |x, y| {
-            t.step(x, y, false);
-        });
+        let (step, _) = time_steps(
+            world,
+            &b,
+            &mut |x, y| {
+                t.step(x, y, false);
+            },
+            &|| 0.0,
+        );
         let l = t.layout.clone();
         let (full, mut shard, mut back) = (
             vec![1f32; l.padded],
@@ -205,23 +235,27 @@ fn inner(world: &SimpleCommunicator) {
             halves: &timed,
             prefetch: prefetch.then_some(world),
         };
-        let step = time_steps(world, &b, &mut |x, y| {
-            m.step(&comm, x, y);
-            if m.adam.steps() == WARMUP as u64 {
-                // the warm-up's time does not count
-                (timed.secs.set(0.0), m.wait_secs.set(0.0));
-            }
-        });
-        let in_step = 1e3 * (timed.secs.get() + m.wait_secs.get()) / STEPS as f64;
-        let in_step = Timing::over_ranks(world, in_step).max;
-        let padded: Vec<usize> = m.units.iter().map(|u| u.layout.padded).collect();
+        let total = std::cell::Cell::new(0.0); // seconds in collectives, all steps so far
+        let (step, in_step) = time_steps(
+            world,
+            &b,
+            &mut |x, y| {
+                m.step(&comm, x, y);
+                total.set(timed.secs.get() + m.wait_secs.get());
+            },
+            &|| total.get(),
+        );
+        let mut bufs: Vec<(Vec<f32>, Vec<f32>, Vec<f32>)> = m
+            .units
+            .iter()
+            .map(|u| u.layout.padded)
+            .map(|len| (vec![1f32; len], vec![0f32; len / n], vec![0f32; len]))
+            .collect();
         let alone = time_alone(world, &mut || {
-            for &len in &padded {
-                let (full, mut shard, mut back) =
-                    (vec![1f32; len], vec![0f32; len / n], vec![0f32; len]);
-                halves.gather_all(&shard, &mut back); // forward
-                halves.gather_all(&shard, &mut back); // backward
-                halves.sum_scatter(&full, &mut shard);
+            for (full, shard, back) in bufs.iter_mut() {
+                halves.gather_all(shard, back); // forward
+                halves.gather_all(shard, back); // backward
+                halves.sum_scatter(full, shard);
             }
         });
         let name = format!(
