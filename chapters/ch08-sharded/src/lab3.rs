@@ -9,6 +9,7 @@
 use crate::config::{Collectives, Config};
 use crate::halves::{Halves, MpiHalves, RingHalves};
 use crate::memory;
+use crate::shards::Layout;
 use crate::train::fit_with;
 use crate::zero3::{Comm, Sharded};
 use ch06::data::Dataset;
@@ -45,7 +46,13 @@ pub fn run(
     let (rank, n) = (world.rank() as usize, world.size() as usize);
     let root = rank == 0;
     tch::manual_seed(cfg.common.seed as i64);
-    let mut model = Sharded::new(cfg.model, train.image_size(), n, rank, cfg.common.lr)?;
+    let mut model = Sharded::new(
+        cfg.model,
+        train.image_size(),
+        (n, rank),
+        cfg.common.lr,
+        Layout::new,
+    )?;
     let halves: Box<dyn Halves> = match cfg.collectives {
         Collectives::Ring => Box::new(RingHalves::new(world)),
         Collectives::Mpi => Box::new(MpiHalves { world }),

@@ -142,18 +142,23 @@ pub fn layer_params(kind: ModelKind, image: (i64, i64)) -> Vec<usize> {
         .collect()
 }
 
+/// How a unit's layout is made from (P_l, N, rank): `Layout::new` (ex 8.1's) in the
+/// trainer; the checks of ex 8.3 pass one of their own, so that they need ex 8.3 alone.
+pub type LayoutFn = fn(usize, usize, usize) -> Result<Layout, String>;
+
 /// The units of `kind`'s model for (H, W) images, with each unit's parameters flat (bias,
 /// then weight), from `ch06::model::build` with the current seed: the sharded model starts
-/// where chapter 6's does. Each unit's layout is `rank`'s among `ranks`.
+/// where chapter 6's does. Each unit's layout is `rank`'s among `ranks`, by `layout`.
 pub fn units(
     kind: ModelKind,
     image: (i64, i64),
     ranks: usize,
     rank: usize,
+    layout: LayoutFn,
 ) -> Result<(Vec<Unit>, Vec<Vec<f32>>), String> {
     let mut out = (vec![], vec![]);
     for ((name, before, op, after), values, shapes) in layer_values(kind, image) {
-        let layout = Layout::new(values.len(), ranks, rank)?;
+        let layout = layout(values.len(), ranks, rank)?;
         out.0.push(Unit {
             name,
             before,

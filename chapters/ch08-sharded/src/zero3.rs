@@ -65,15 +65,16 @@ pub struct Sharded {
 }
 
 impl Sharded {
-    /// `rank`'s shards of `kind`'s model (built with the current seed, as chapter 6's).
+    /// `rank`'s shards of `kind`'s model (built with the current seed, as chapter 6's),
+    /// each unit laid out by `layout` (`Layout::new` in the trainer), Adam at rate `lr`.
     pub fn new(
         kind: ModelKind,
         image: (i64, i64),
-        ranks: usize,
-        rank: usize,
+        (ranks, rank): (usize, usize),
         lr: f64,
+        layout: layers::LayoutFn,
     ) -> Result<Sharded, String> {
-        let (units, values) = layers::units(kind, image, ranks, rank)?;
+        let (units, values) = layers::units(kind, image, ranks, rank, layout)?;
         let (mut shards, mut ranges) = (vec![], vec![]);
         for (u, v) in units.iter().zip(&values) {
             let start = shards.len();

@@ -33,7 +33,8 @@ fn the_units_compute_what_chapter_6s_model_computes() {
         let vs = tch::nn::VarStore::new(tch::Device::Cpu);
         let want = ch06::model::build(&vs.root(), kind, (8, 8)).forward(&x);
         tch::manual_seed(5);
-        let (units, values) = ch08::layers::units(kind, (8, 8), 1, 0).unwrap();
+        let (units, values) =
+            ch08::layers::units(kind, (8, 8), 1, 0, zero3_common::layout).unwrap();
         let mut h = x.shallow_clone();
         for (u, v) in units.iter().zip(&values) {
             let mut offset = 0;
@@ -78,7 +79,7 @@ mpi_test! {
         let (x, y) = ch06::data::digits()?.train.batch(&(rank * 8..rank * 8 + 8).collect::<Vec<_>>());
         for (kind, prefetch) in [(ModelKind::Mlp, false), (ModelKind::Cnn, false), (ModelKind::DeepMlp(4), true)] {
             tch::manual_seed(1);
-            let mut m = Sharded::new(kind, (8, 8), n, rank, 1e-3)?;
+            let mut m = Sharded::new(kind, (8, 8), (n, rank), 1e-3, zero3_common::layout)?;
             let padded: Vec<usize> = m.units.iter().map(|u| u.layout.padded).collect();
             let (ring, mpi) = (RingHalves::new(world), MpiHalves { world });
             let comm = match prefetch {

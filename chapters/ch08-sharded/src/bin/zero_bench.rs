@@ -15,6 +15,7 @@ use ch06::model::ModelKind;
 use ch08::config::{Collectives, Config};
 use ch08::halves::{Halves, MpiHalves};
 use ch08::memory::Stage;
+use ch08::shards::Layout;
 use ch08::timed::Timed;
 use ch08::train::Trainer;
 use ch08::zero3::{Comm, Sharded};
@@ -229,7 +230,8 @@ fn inner(world: &SimpleCommunicator) {
     // Stage 3, the prefetch off and on.
     for prefetch in [false, true] {
         tch::manual_seed(8);
-        let mut m = Sharded::new(ModelKind::Cnn, (8, 8), n, rank, 1e-3).expect("ZeRO-3 model");
+        let mut m = Sharded::new(ModelKind::Cnn, (8, 8), (n, rank), 1e-3, Layout::new)
+            .expect("ZeRO-3 model");
         let timed = Timed::new(&halves);
         let comm = Comm {
             halves: &timed,
