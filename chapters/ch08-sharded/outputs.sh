@@ -59,7 +59,7 @@ cp "$TARGET_DIR/workbook/ch08/zero-step-3.svg" $book/img/
   done; } > $book/output/memory3.txt
 # The memory budget: refused at stage 2 (4 ranks), refused at 3 ranks, run at stage 3.
 { for args in 'NP=4|--model deep-mlp --max-mem 160000' 'NP=3|--model deep-mlp --max-mem 160000 --stage 3' \
-      'NP=4|--model deep-mlp --max-mem 160000 --stage 3 --epochs 1'; do
+      'NP=4|--model deep-mlp --max-mem 160000 --stage 3 --collectives mpi --epochs 10'; do
     np=${args%%|*}; flags=${args#*|}
     echo "\$ $np cargo run --release -p ch08-sharded --features solution --bin zero -- $flags"
     env $np cargo run -q --release -p ch08-sharded --features solution --bin zero -- $flags 2>&1 \

@@ -177,7 +177,7 @@ fn table(
     };
     println!(
         "bytes per rank at the step's peak (ZeRO-3: 16P/N + 8L{}, P = {} padded per layer to \
-         {total}, N = {n}; sent against 3P(N-1)/N x 4 in the last column):",
+         {total}, N = {n}; sent formula 3P(N-1)/N x 4 over the padded layers):",
         if prefetch { " + 4L' (prefetch)" } else { "" },
         model.params()
     );

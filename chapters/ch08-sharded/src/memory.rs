@@ -135,7 +135,8 @@ pub struct RankRow {
     pub over: String,
     #[tabled(rename = "sent/step B")]
     pub sent: String,
-    #[tabled(rename = "2P(N-1)/N x 4 B")]
+    /// The stage's bytes sent by formula (2P(N-1)/N x 4; ZeRO-3: 3P(N-1)/N x 4).
+    #[tabled(rename = "sent formula B")]
     pub sent_formula: String,
     /// ZeRO-3: the peak of gathered layers and gradients inside the step (in `held`).
     #[tabled(rename = "gathered peak B")]

@@ -181,10 +181,9 @@ impl<'w> Trainer<'w> {
     pub fn fit(&mut self, train: &Dataset) -> (Vec<f64>, Option<usize>) {
         let (world, cfg) = (self.world, self.cfg.clone());
         let mut steps = self.steps;
-        let out = fit_with(world, &cfg, train, &mut steps, &mut |x, y, first| {
+        fit_with(world, &cfg, train, &mut steps, &mut |x, y, first| {
             self.step(x, y, first)
-        });
-        out
+        })
     }
 
     /// What rank `rank`'s shard holds (ex 8.1's `pieces`): `elements a..b: name[x..y],

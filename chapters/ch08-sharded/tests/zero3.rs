@@ -12,10 +12,6 @@ mod common;
 mod zero3_common;
 
 use ch06::model::ModelKind;
-use ch08::halves::{MpiHalves, RingHalves};
-use ch08::memory::{formula, gathered_formula, sent_formula_zero3, Stage};
-use ch08::zero3::{Comm, Sharded};
-use mpi::traits::*;
 use tch::nn::Module;
 use toolkit::mpi_test;
 
@@ -74,6 +70,10 @@ mpi_test! {
     // Chapter 3's ring: your ex 3.1 and 3.2, or their solutions with `--features solution`.
     #[cfg(feature = "solution")]
     fn zero3_holds_16p_over_n_plus_a_layer_and_sends_3p_n_minus_1_over_n(world at &[2, 3, 4]) {
+        use ch08::halves::{MpiHalves, RingHalves};
+        use ch08::memory::{formula, gathered_formula, sent_formula_zero3, Stage};
+        use ch08::zero3::{Comm, Sharded};
+        use mpi::traits::*;
         tch::set_num_threads(1);
         let (rank, n) = (world.rank() as usize, world.size() as usize);
         let (x, y) = ch06::data::digits()?.train.batch(&(rank * 8..rank * 8 + 8).collect::<Vec<_>>());

@@ -91,7 +91,8 @@ fn run(world: &SimpleCommunicator, cfg: Config) -> Result<(), String> {
         return Ok(());
     };
     println!(
-        "bytes per rank after the last step ({}: {}, P = {}, N = {n}):",
+        "bytes per rank after the last step ({}: {}, P = {}, N = {n}; sent formula \
+         2P(N-1)/N x 4):",
         cfg.stage.name(),
         cfg.stage.formula_text(),
         l.params
