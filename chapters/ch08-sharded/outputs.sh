@@ -39,11 +39,12 @@ for pair in 'padding:^P = ' 'average:^rank 0 says: .*shard, element.*not divided
     'zero3-average:^rank 0 says: .*shard of layer.*not divided' 'whole:^rank 0: panicked at .*Adam was given'; do
   { echo "$cmd"; echo "$said" | grep -E "${pair#*:}"; } > $book/output/planted-${pair%%:*}.txt
 done
-# ZeRO-3: the lab at 4 ranks, then its first step on a ring of 3 ranks, drawn (the MLP).
+# ZeRO-3: the lab at 4 ranks and its first step on the ring, drawn; its layers apart.
 { echo '$ NP=4 cargo run --release -p ch08-sharded --features solution --bin zero -- --stage 3 --epochs 1';
   NP=4 zero --stage 3 --epochs 1 2>&1; } > $book/output/zero-stage3.txt
-NP=3 zero --stage 3 --model mlp --max-steps 1 --quiet > /dev/null
 cp "$TARGET_DIR/workbook/ch08/zero-step-3.svg" $book/img/
+{ head -1 $book/output/zero-stage3.txt; grep -E '^(zero: stage 3|  layer )' $book/output/zero-stage3.txt; } \
+  > $book/output/zero3-layers.txt
 # Stages 2 and 3, the CNN and the 30-layer MLP, N = 1, 2, 4, 8: rank 0's row of each run.
 { echo '$ for m in cnn deep-mlp; do for N in 1 2 4 8; do for s in 2 3; do NP=$N cargo run --release -p ch08-sharded --features solution --bin zero -- --model $m --stage $s --max-steps 1 --quiet; done; done; done   # rank 0 of each'
   printf '%-9s %-7s %2s %9s %9s %11s %15s %9s %10s\n' model stage N 'params B' 'grads B' 'Adam m+v B' 'gathered peak B' 'held B' 'formula B'
