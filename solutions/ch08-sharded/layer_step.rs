@@ -1,17 +1,8 @@
 //! Chapter 8 exercise 8.3: the backward of one ZeRO-3 layer (solution).
 
 use crate::halves::Halves;
-use crate::layers::{Counted, Meter, Unit};
+use crate::layers::{Counted, Meter, Unit, Upstream};
 use tch::{Kind, Tensor};
-
-/// What flows into a layer's backward from above.
-pub enum Upstream<'a> {
-    /// The last layer: its output is the logits, and these are the labels of the mean
-    /// cross-entropy loss (`logits.cross_entropy_for_logits(labels)`).
-    Loss(&'a Tensor),
-    /// Any other layer: the gradient of the loss with respect to its output.
-    Grad(&'a Tensor),
-}
 
 // ANCHOR: backward_layer
 /// The backward of `unit` on this rank: recompute, VJP, reduce-scatter (averaged), free.

@@ -139,15 +139,15 @@ fn backward_without_average(
     unit: &ch08::layers::Unit,
     gathered: ch08::layers::Counted,
     input: &tch::Tensor,
-    upstream: ch08::layer_step::Upstream,
+    upstream: ch08::layers::Upstream,
     grad_shard: &mut [f32],
     meter: &ch08::layers::Meter,
 ) -> Option<tch::Tensor> {
     let params = gathered.params(unit);
     let out = unit.forward(input, &params);
     let z = match upstream {
-        ch08::layer_step::Upstream::Loss(labels) => out.cross_entropy_for_logits(labels),
-        ch08::layer_step::Upstream::Grad(g) => (&out * g).sum(tch::Kind::Float),
+        ch08::layers::Upstream::Loss(labels) => out.cross_entropy_for_logits(labels),
+        ch08::layers::Upstream::Grad(g) => (&out * g).sum(tch::Kind::Float),
     };
     let mut wrt: Vec<&tch::Tensor> = params.iter().collect();
     if input.requires_grad() {

@@ -12,17 +12,8 @@
 #![allow(unused_imports)] // imported for your answer: unused until you write it
 
 use crate::halves::Halves;
-use crate::layers::{Counted, Meter, Unit};
+use crate::layers::{Counted, Meter, Unit, Upstream};
 use tch::{Kind, Tensor};
-
-/// What flows into a layer's backward from above.
-pub enum Upstream<'a> {
-    /// The last layer: its output is the logits, and these are the labels of the mean
-    /// cross-entropy loss (`logits.cross_entropy_for_logits(labels)`).
-    Loss(&'a Tensor),
-    /// Any other layer: the gradient of the loss with respect to its output.
-    Grad(&'a Tensor),
-}
 
 // ANCHOR: backward_layer
 /// The backward of `unit` on this rank. `gathered`: the unit's parameters, all N shards
@@ -31,7 +22,8 @@ pub enum Upstream<'a> {
 /// unit is the first. Recompute the unit's output from `input`, back-propagate
 /// `upstream` through it, then reduce-scatter the unit's gradient (flat: bias, weight,
 /// then zeros up to `unit.layout.padded`, in a buffer counted on `meter` with
-/// [`Counted::zeros`]) into `grad_shard` (S elements), averaged over the ranks. Frees
+/// [`Counted::zeros`], made before the VJP: the gradient exists from then on) into
+/// `grad_shard` (S elements), averaged over the ranks. Frees
 /// the gathered copy and the whole gradient before it returns. Returns the gradient of
 /// `input`, or `None` when `input` does not require one.
 pub fn backward_layer(

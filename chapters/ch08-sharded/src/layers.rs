@@ -172,6 +172,15 @@ pub fn units(
     Ok(out)
 }
 
+/// What flows into a layer's backward from above.
+pub enum Upstream<'a> {
+    /// The last layer: its output is the logits, and these are the labels of the mean
+    /// cross-entropy loss (`logits.cross_entropy_for_logits(labels)`).
+    Loss(&'a Tensor),
+    /// Any other layer: the gradient of the loss with respect to its output.
+    Grad(&'a Tensor),
+}
+
 /// The bytes a rank holds for a while inside a step (gathered parameters, a unit's whole
 /// gradient before its reduce-scatter): now, and the most at any moment since the last
 /// [`Meter::reset`]. The trainer's own accounting, as the buffers are made and dropped.

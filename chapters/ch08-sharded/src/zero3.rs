@@ -14,8 +14,8 @@
 //! in the backward) is posted non-blocking (MPI_Iallgather) before this unit computes,
 //! and waited for after: while it flies, a rank holds two gathered units.
 
-use crate::layer_step::{backward_layer, Upstream};
-use crate::layers::{self, Counted, Meter, Unit};
+use crate::layer_step::backward_layer;
+use crate::layers::{self, Counted, Meter, Unit, Upstream};
 use crate::memory::Held;
 use crate::shards::ShardAdam;
 use ch06::model::ModelKind;
