@@ -3,7 +3,8 @@
 //! ranks equals one process's Adam bit for bit, with and without prefetch
 //! (tests/zero3_common: `zero3_equivalence`, whose doc says why no tolerance is needed);
 //! each rank holds and sends what the formulas say (the trainer's own accounting, and the
-//! harness's PMPI recorder on chapter 3's ring).
+//! harness's PMPI recorder on chapter 3's ring); `--max-mem`'s count of every stage is
+//! what the trainers hold.
 //!
 //! Run: `make check CH=08` (your code) or `cargo test -p ch08-sharded --features solution
 //! --test zero3`.
@@ -105,6 +106,50 @@ mpi_test! {
                 let want = sent_formula_zero3(&padded, n);
                 if sent as f64 != want {
                     return Err(format!("{what}: sent {sent} bytes in a step, expected 3P(N-1)/N x 4 = {want}"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+mpi_test! {
+    fn the_memory_budget_is_what_the_trainer_holds(world at &[1, 3, 4]) {
+        use ch08::budget::{needs, STAGES};
+        use ch08::config::{Collectives, Config};
+        use ch08::halves::MpiHalves;
+        use ch08::memory::Stage;
+        use ch08::zero3::{Comm, Sharded};
+        use mpi::traits::*;
+        tch::set_num_threads(1);
+        let (rank, n) = (world.rank() as usize, world.size() as usize);
+        let train = ch06::data::digits()?.train;
+        let (x, y) = train.batch(&(rank * 8..rank * 8 + 8).collect::<Vec<_>>());
+        for kind in [ModelKind::Mlp, ModelKind::DeepMlp(3)] {
+            let layers = ch08::layers::layer_params(kind, (8, 8));
+            for stage in STAGES {
+                let held = match stage {
+                    Stage::Zero3 => {
+                        let l = ch08::shards::Layout::new;
+                        let mut m = Sharded::new(kind, (8, 8), (n, rank), 1e-3, l)?;
+                        let halves = MpiHalves { world };
+                        m.step(&Comm { halves: &halves, prefetch: None }, &x, &y);
+                        m.held().total()
+                    }
+                    _ => {
+                        let mut c = Config { stage, collectives: Collectives::Mpi, model: kind, ..Config::default() };
+                        (c.max_steps, c.common.quiet, c.common.batch) = (Some(1), true, 24);
+                        let mut t = ch08::train::Trainer::new(world, c, (8, 8))?;
+                        t.fit(&train);
+                        t.held().total()
+                    }
+                };
+                let budget = needs(stage, &layers, n, false);
+                if held != budget {
+                    return Err(format!(
+                        "{} at {n} ranks, {}: the trainer holds {held} B but --max-mem counts \
+                         {budget} B", kind.name(), stage.name()
+                    ));
                 }
             }
         }
