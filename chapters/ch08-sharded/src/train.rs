@@ -66,6 +66,7 @@ impl<'w> Trainer<'w> {
         let params: Vec<Tensor> = named.into_iter().map(|(_, t)| t).collect();
         let count = flat::total_len(&params);
         let layout = match cfg.stage {
+            Stage::Zero3 => return Err("stage 3 runs on zero3::Sharded, not here".into()),
             Stage::Replicated => Layout::new(count, 1, 0)?,
             _ => Layout::new(count, ranks, rank)?,
         };
@@ -100,6 +101,7 @@ impl<'w> Trainer<'w> {
             params: self.flat.len() * f32s,
             grads: grads * f32s,
             adam: self.adam.state_bytes(),
+            gathered: 0,
         }
     }
 
@@ -143,7 +145,7 @@ impl<'w> Trainer<'w> {
                 full.iter_mut().for_each(|g| *g /= ranks);
                 self.adam.step(self.flat.values_mut(), &full);
             }
-            Stage::Zero1 | Stage::Zero2 => {
+            Stage::Zero1 | Stage::Zero2 | Stage::Zero3 => {
                 self.grad_shard.resize(self.layout.shard, 0.0);
                 let params = self.flat.values_mut();
                 step::zero_step(
@@ -166,41 +168,22 @@ impl<'w> Trainer<'w> {
             // ZeRO-1 keeps the whole gradient and frees its shard (Adam is done with it)
             Stage::Zero1 => (self.grad_full, self.grad_shard) = (Some(full), Vec::new()),
             // ZeRO-2 keeps the shard and frees the whole gradient here
-            Stage::Zero2 => drop(full),
+            Stage::Zero2 | Stage::Zero3 => drop(full),
             Stage::Replicated => self.grad_full = Some(full),
         }
         self.steps += 1;
         (loss.double_value(&[]), sent)
     }
 
-    /// Trains `cfg.epochs` epochs (or `cfg.max_steps` steps) on `train`, each rank its
-    /// strided part of every global batch. Returns per epoch the mean loss over steps and
-    /// ranks, and the bytes sent in the first step.
+    /// Trains `cfg.epochs` epochs (or `cfg.max_steps` steps) on `train` ([`fit_with`]).
+    /// Returns per epoch the mean loss over steps and ranks, and the bytes sent in the
+    /// first step.
     pub fn fit(&mut self, train: &Dataset) -> (Vec<f64>, Option<usize>) {
-        let (rank, ranks) = (self.world.rank() as usize, self.world.size() as usize);
-        let batch = self.cfg.common.batch;
-        let (mut losses, mut sent) = (vec![], None);
-        'epochs: for epoch in 0..self.cfg.epochs {
-            let order = shuffle::shuffled(train.len(), self.cfg.common.seed, epoch);
-            let mut total = 0.0;
-            let steps = train.len() / batch;
-            for k in 0..steps {
-                if self.cfg.max_steps.is_some_and(|m| self.steps >= m) {
-                    break 'epochs;
-                }
-                let global = &order[k * batch..(k + 1) * batch];
-                let mine: Vec<usize> = global.iter().copied().skip(rank).step_by(ranks).collect();
-                let (x, y) = train.batch(&mine);
-                let (loss, s) = self.step(&x, &y, self.steps == 0);
-                sent = sent.or(s);
-                total += loss;
-            }
-            let mut sum = 0.0;
-            self.world
-                .all_reduce_into(&(total / steps as f64), &mut sum, SystemOperation::sum());
-            losses.push(sum / ranks as f64);
-        }
-        (losses, sent)
+        let (world, cfg) = (self.world, self.cfg.clone());
+        let mut steps = self.steps;
+        fit_with(world, &cfg, train, &mut steps, &mut |x, y, first| {
+            self.step(x, y, first)
+        })
     }
 
     /// What rank `rank`'s shard holds (ex 8.1's `pieces`): `elements a..b: name[x..y],
@@ -232,4 +215,49 @@ impl<'w> Trainer<'w> {
                 .mean(Kind::Double)
                 .double_value(&[])
     }
+}
+
+/// A step of any stage: `(images, labels, count_sent)` to the batch's loss and, when
+/// counted, the bytes this rank sent.
+pub type StepFn<'a> = &'a mut dyn FnMut(&Tensor, &Tensor, bool) -> (f64, Option<usize>);
+
+/// Trains `cfg.epochs` epochs (or until `steps` reaches `cfg.max_steps`) on `train` with
+/// `step`, each rank its strided part of every global batch; the first step (`steps` 0)
+/// counts its bytes. Returns per epoch the mean loss over steps and ranks, and the bytes
+/// sent in the first step.
+pub fn fit_with(
+    world: &SimpleCommunicator,
+    cfg: &Config,
+    train: &Dataset,
+    steps: &mut u64,
+    step: StepFn,
+) -> (Vec<f64>, Option<usize>) {
+    let (rank, ranks) = (world.rank() as usize, world.size() as usize);
+    let batch = cfg.common.batch;
+    let (mut losses, mut sent) = (vec![], None);
+    'epochs: for epoch in 0..cfg.epochs {
+        let order = shuffle::shuffled(train.len(), cfg.common.seed, epoch);
+        let mut total = 0.0;
+        let per_epoch = train.len() / batch;
+        for k in 0..per_epoch {
+            if cfg.max_steps.is_some_and(|m| *steps >= m) {
+                break 'epochs;
+            }
+            let global = &order[k * batch..(k + 1) * batch];
+            let mine: Vec<usize> = global.iter().copied().skip(rank).step_by(ranks).collect();
+            let (x, y) = train.batch(&mine);
+            let (loss, s) = step(&x, &y, *steps == 0);
+            sent = sent.or(s);
+            total += loss;
+            *steps += 1;
+        }
+        let mut sum = 0.0;
+        world.all_reduce_into(
+            &(total / per_epoch as f64),
+            &mut sum,
+            SystemOperation::sum(),
+        );
+        losses.push(sum / ranks as f64);
+    }
+    (losses, sent)
 }
