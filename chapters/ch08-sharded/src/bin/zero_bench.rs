@@ -36,6 +36,12 @@ const LOOPS: usize = 30;
 const ROUNDS: usize = 3;
 const BATCH: usize = 48;
 
+/// Timed steps, loops and rounds: the constants, or one each in a smoke run
+/// (`toolkit::bench::smoke`).
+fn counts() -> (usize, usize, usize) {
+    toolkit::bench::sized((STEPS, LOOPS, ROUNDS), (1, 1, 1))
+}
+
 #[derive(Serialize, Deserialize, Tabled)]
 struct Row {
     #[tabled(rename = "N")]
@@ -85,7 +91,7 @@ fn main() {
 fn batches(world: &SimpleCommunicator, train: &ch06::data::Dataset) -> Vec<(Tensor, Tensor)> {
     let (rank, n) = (world.rank() as usize, world.size() as usize);
     let order = ch06::shuffle::shuffled(train.len(), 8, 0);
-    (0..WARMUP + STEPS)
+    (0..WARMUP + counts().0)
         .map(|k| {
             let k = k % (train.len() / BATCH);
             let global = &order[k * BATCH..(k + 1) * BATCH];
@@ -108,15 +114,15 @@ fn time_steps(
     for (x, y) in &b[..WARMUP] {
         step(x, y);
     }
-    let mut best = (f64::INFINITY, 0.0);
-    for _ in 0..ROUNDS {
+    let (mut best, (steps, _, rounds)) = ((f64::INFINITY, 0.0), counts());
+    for _ in 0..rounds {
         world.barrier();
         let (t0, c0) = (Instant::now(), comm());
         for (x, y) in &b[WARMUP..] {
             step(x, y);
         }
-        let ms = 1e3 * Timing::over_ranks(world, t0.elapsed().as_secs_f64()).max / STEPS as f64;
-        let in_comm = 1e3 * Timing::over_ranks(world, comm() - c0).max / STEPS as f64;
+        let ms = 1e3 * Timing::over_ranks(world, t0.elapsed().as_secs_f64()).max / steps as f64;
+        let in_comm = 1e3 * Timing::over_ranks(world, comm() - c0).max / steps as f64;
         if ms < best.0 {
             best = (ms, in_comm);
         }
@@ -126,14 +132,14 @@ fn time_steps(
 
 /// The mean ms (the slowest rank's) of `f` repeated LOOPS times, the best of ROUNDS.
 fn time_alone(world: &SimpleCommunicator, f: &mut dyn FnMut()) -> f64 {
-    let mut best = f64::INFINITY;
-    for _ in 0..ROUNDS {
+    let (mut best, (_, loops, rounds)) = (f64::INFINITY, counts());
+    for _ in 0..rounds {
         world.barrier();
         let t0 = Instant::now();
-        for _ in 0..LOOPS {
+        for _ in 0..loops {
             f();
         }
-        let ms = 1e3 * Timing::over_ranks(world, t0.elapsed().as_secs_f64()).max / LOOPS as f64;
+        let ms = 1e3 * Timing::over_ranks(world, t0.elapsed().as_secs_f64()).max / loops as f64;
         best = best.min(ms);
     }
     best
