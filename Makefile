@@ -4,10 +4,11 @@
 #   make test-mpich        every test against the solutions under MPICH (installs it if missing)
 #   make doctor            pre-workshop check of this machine; ends in one line for the class chat
 #   make check [CH=NN]     your code: exercises passed / failing / not started (all chapters without CH)
-#   make run CH=NN [BIN=name] [NP=4] [SOLUTION=1]   one lab under mpirun
+#   make run CH=NN [BIN=name] [NP=4] [SOLUTION=1] [ARGS="--flag v"]   one lab under mpirun
 #   make verify            every stub fails with its own `ex N.M` message, every solution passes
 #   make book | serve      build / serve the book (book/build/index.html)
 #   make bench [CH=NN]     the benchmarks (all, or one chapter's); results under target/workbook/
+#   make bench-smoke       every benchmark once at its smallest (debug build): checks they run
 #   make anchors           ch06, ch07, ch08 next to PyTorch (DDP, pipelining, ZeRO, FSDP2) in one run (venv from PyPI)
 #   make gpu-kit           GPU labs + tests built against CUDA LibTorch, packed for a GPU machine
 #   make gpu-kit-dry       run the kit's check here, without a GPU (what the GPU machine runs)
@@ -40,7 +41,7 @@ WORKBOOK := cargo run -q -p course --bin workbook --
 # CLUSTER=netns: the command runs with the two-node namespace cluster up (root only).
 ON_CLUSTER := $(if $(filter netns,$(CLUSTER)),scripts/cluster/netns.sh run,$(if $(CLUSTER),$(error CLUSTER=$(CLUSTER): the only cluster is CLUSTER=netns)))
 
-.PHONY: help setup tour test test-mpich check run verify book serve bench outputs doctor class teaching handout release gpu-kit gpu-kit-dry anchors
+.PHONY: help setup tour test test-mpich check run verify book serve bench bench-smoke outputs doctor class teaching handout release gpu-kit gpu-kit-dry anchors
 help:
 	@# The header comment of this file, from its second line to the first blank line.
 	@sed -n '2,/^$$/p' Makefile | sed -n 's/^# \{0,1\}//p'
@@ -93,7 +94,7 @@ run:
 	@$(if $(LAB_NP),echo "make run: NP=$(LAB_NP) (the $(LAB) lab's own rank count in course.toml; NP=N overrides it)")
 	$(if $(LAB_NP),NP=$(LAB_NP) )$(ON_CLUSTER) cargo run -q --release -p $(notdir $(call chapter_dir,$(CH))) \
 	  $(if $(SOLUTION),--features solution) \
-	  --bin $(LAB)
+	  --bin $(LAB) $(if $(ARGS),-- $(ARGS))
 
 verify:
 	$(WORKBOOK) verify
@@ -147,6 +148,22 @@ bench:
 	done
 	$(if $(CH),,cargo bench -p workbook-benches --features solution)
 	@echo "bench: results under target/workbook/ (and target/criterion/ for criterion)"
+
+# Every chapter's benchmarks once, at their smallest (WORKBOOK_BENCH_SMOKE=1: each shrinks
+# its sizes and repetitions), in the debug build the tests already made: a benchmark that no
+# longer runs fails here (CI runs it), not on the day someone measures. Its figures mean
+# nothing; they go to $(TARGET_DIR)/bench-smoke/, not to target/workbook/.
+bench-smoke:
+	@for nn in $(or $(CH),$(CHAPTERS)); do \
+	  dir=$$($(WORKBOOK) dir $$nn) || exit 2; \
+	  for b in $$($(WORKBOOK) benches $$nn); do \
+	    t0=$$SECONDS; \
+	    WORKBOOK_BENCH_SMOKE=1 WORKBOOK_OUT=$(abspath $(TARGET_DIR))/bench-smoke \
+	      cargo run -q -p $$(basename $$dir) --features solution --bin $$b > $(TARGET_DIR)/bench-smoke.log 2>&1 \
+	      || { cat $(TARGET_DIR)/bench-smoke.log; echo "bench-smoke: $$(basename $$dir) $$b FAILED (its output is above)"; exit 1; }; \
+	    echo "bench-smoke: $$(basename $$dir) $$b ran ($$((SECONDS - t0)) s)"; \
+	  done; \
+	done
 
 # The anchors: chapter 06's trainer against PyTorch DDP, chapter 07's pipeline against
 # torch.distributed.pipelining, chapter 08's ZeRO lab against ZeroRedundancyOptimizer and

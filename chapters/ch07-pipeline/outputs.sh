@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Chapter 07's captures for the book beyond its labs' output:
-#   the planted mistakes, the benchmarks (pipe_bench, plan_bench), the trainer's traced runs,
+#   the planted mistakes, the benchmarks (pipe_bench, plan_bench, recompute_bench), the
+#   trainer's runs with and without recomputation, its traced runs,
 #   its checkpoint and resume runs, and its refusals.
 # `make outputs CH=07` runs the labs, then this script from the repository root
 # (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.
@@ -14,6 +15,8 @@ book=book/src/ch07-pipeline
   | awk 'NF { for (; n > 0; n--) print ""; print; next } { n++ }'; } > $book/output/planted-schedules.txt
 { echo '$ make bench CH=07';
   cargo run -q --release -p ch07-pipeline --features solution --bin pipe_bench 2>&1; } > $book/output/pipe_bench.txt
+{ echo '$ cargo run --release -p ch07-pipeline --features solution --bin recompute_bench';
+  cargo run -q --release -p ch07-pipeline --features solution --bin recompute_bench 2>&1; } > $book/output/recompute_bench.txt
 { echo '$ cargo run --release -p ch07-pipeline --features solution --bin plan_bench';
   cargo run -q --release -p ch07-pipeline --features solution --bin plan_bench 2>&1; } > $book/output/plan_bench.txt
 # The trainer's runs the pages show: each command, then what it printed (exit status kept
@@ -27,6 +30,8 @@ shown() { # shown NP ARGS...: one run of the pipeline lab at NP ranks
 { echo '$ make run CH=07 NP=2 SOLUTION=1'; NP=2 $MAKE -s --no-print-directory run CH=07 SOLUTION=1 2>&1; } \
   > $book/output/train-np2.txt
 shown 4 --dp 2 > $book/output/train-dp.txt
+{ shown 2 --steps 1000 --report 250; echo; shown 2 --steps 1000 --report 250 --recompute stage; } \
+  > $book/output/recompute-np2.txt
 for s in 1f1b gpipe; do
   shown 4 --schedule $s --micro 8 --steps 20 --trace target/workbook/trace-$s > $book/output/trace-$s.txt
   cp target/workbook/trace-$s.svg $book/img/

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Chapter 08's captures for the book beyond its lab's output: the lab's traced figure, its
 # --help, stages 0 and 1 at 4 ranks, the bytes per rank against N (a table, and a plot at
-# N = 1..8), sharded checkpoints
-# (saved, resumed, resharded, refused), and the planted mistakes.
+# N = 1..8), sharded checkpoints (saved, resumed, resharded, refused), and the planted
+# mistakes; ZeRO-3: stage 3 at 4 ranks, its traced step, its bytes against stage 2's, the
+# memory budget (--max-mem), the benchmark (zero_bench).
 # `make outputs CH=08` runs the lab, then this script from the repository root
 # (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.
 set -euo pipefail
@@ -64,8 +65,40 @@ rm -rf "$ck"
 cmd='$ cargo test -p ch08-sharded --features solution --test planted_mistakes -- --nocapture'
 said=$(cargo test -q -p ch08-sharded --features solution --test planted_mistakes -- --nocapture 2>&1 \
   | sed 's/^[.i]*//; s/^rank [0-9]* | //' | sort -u)
-for pair in 'padding:^P = ' 'average:^rank 0 says: .*not divided' 'whole:^rank 0: panicked at .*Adam was given' \
-  'reshard:^reshard of P = '; do
+for pair in 'padding:^P = ' 'average:^rank 0 says: .*shard, element.*not divided' \
+    'zero3-average:^rank 0 says: .*shard of layer.*not divided' 'whole:^rank 0: panicked at .*Adam was given' \
+    'reshard:^reshard of P = '; do
   { echo "$cmd"; echo "$said" | grep -E "${pair#*:}"; } > $book/output/planted-${pair%%:*}.txt
 done
-echo "outputs: wrote img/zero-step-1.svg, img/zero-step-2.svg, img/memory-per-rank.svg, memory-by-n.txt, zero-help.txt, zero-stage0.txt, zero-stage1.txt, memory.txt, checkpoints.txt, checkpoint-refusals.txt and planted-*.txt in $book/"
+# ZeRO-3: the lab at 4 ranks and its first step on the ring, drawn; its layers apart.
+{ echo '$ NP=4 cargo run --release -p ch08-sharded --features solution --bin zero -- --stage 3 --epochs 1';
+  NP=4 zero --stage 3 --epochs 1 2>&1; } > $book/output/zero-stage3.txt
+cp "$TARGET_DIR/workbook/ch08/zero-step-3.svg" $book/img/
+{ head -1 $book/output/zero-stage3.txt; grep -E '^(zero: stage 3|  layer )' $book/output/zero-stage3.txt; } \
+  > $book/output/zero3-layers.txt
+# Stages 2 and 3, the CNN and the 30-layer MLP, N = 1, 2, 4, 8: rank 0's row of each run.
+{ echo '$ for m in cnn deep-mlp; do for N in 1 2 4 8; do for s in 2 3; do NP=$N cargo run --release -p ch08-sharded --features solution --bin zero -- --model $m --stage $s --max-steps 1 --quiet; done; done; done   # rank 0 of each'
+  printf '%-9s %-7s %2s %9s %9s %11s %15s %9s %10s\n' model stage N 'params B' 'grads B' 'Adam m+v B' 'gathered peak B' 'held B' 'formula B'
+  for m in cnn deep-mlp; do
+    for n in 1 2 4 8; do
+      for s in 2 3; do
+        out=$(NP=$n zero --model $m --stage $s --max-steps 1 --quiet 2>&1)
+        echo "$out" | grep '^│ 0 ' | awk -F'│' -v m=$m -v s="ZeRO-$s" -v n=$n '{
+          for (i = 2; i <= 11; i++) gsub(/ /, "", $i);
+          printf "%-9s %-7s %2s %9s %9s %11s %15s %9s %10s\n", m, s, n, $3, $4, $5, $11, $6, $7 }'
+      done
+    done
+  done; } > $book/output/memory3.txt
+# The memory budget: refused at stage 2 (4 ranks), refused at 3 ranks, run at stage 3.
+{ for args in 'NP=4|--model deep-mlp --max-mem 160000' 'NP=3|--model deep-mlp --max-mem 160000 --stage 3' \
+      'NP=4|--model deep-mlp --max-mem 160000 --stage 3 --collectives mpi --epochs 10'; do
+    np=${args%%|*}; flags=${args#*|}
+    echo "\$ $np cargo run --release -p ch08-sharded --features solution --bin zero -- $flags"
+    env $np cargo run -q --release -p ch08-sharded --features solution --bin zero -- $flags 2>&1 \
+      | grep -v '^\[workbook\] zero: not started by mpirun' || true
+  done; } > $book/output/max-mem.txt
+# The benchmark: every stage and chapter 6's trainer at N = 2 and 4, in one run.
+{ echo '$ make bench CH=08'
+  cargo run -q --release -p ch08-sharded --features solution --bin zero_bench 2>&1 | grep -v ': running'; } \
+  > $book/output/zero-bench.txt
+echo "outputs: wrote img/zero-step-1.svg, img/zero-step-2.svg, img/zero-step-3.svg, zero-help.txt, zero-stage0.txt, zero-stage1.txt, zero-stage3.txt, memory.txt, memory3.txt, max-mem.txt, zero-bench.txt, img/memory-per-rank.svg, memory-by-n.txt, checkpoints.txt, checkpoint-refusals.txt and planted-*.txt in $book/"

@@ -10,6 +10,10 @@
 # (scripts/anchors/anchors.py); alone:
 #   torchrun --nproc-per-node=2 scripts/anchors/ddp_cnn.py --epochs 8
 # Prints `EPOCH <n> <samples/s>` per epoch on rank 0.
+# Started without torchrun it is one process, no process group and no DDP: PyTorch eager
+# on one device, the anchor the GPU kit (scripts/gpu-kit/run.sh) puts next to chapter 06
+# at 1 rank, e.g. (the kit's GPU-sized run):
+#   python3 scripts/anchors/ddp_cnn.py --device cuda --model cnn:8 --batch 1024 --epochs 10
 
 import argparse
 import gzip
@@ -55,9 +59,10 @@ def rank_indices(order, ranks, rank):
     return padded[rank::ranks]
 
 
-def digits(root):
-    """data::digits: the UCI digits, (N, 1, 8, 8) f32 in [0, 1], split 80/20."""
-    with gzip.open(os.path.join(root, "data/digits/digits.csv.gz"), "rt") as f:
+def digits(data):
+    """data::digits: the UCI digits, (N, 1, 8, 8) f32 in [0, 1], split 80/20, from the
+    folder `data` (the repository's data/, or the GPU kit's)."""
+    with gzip.open(os.path.join(data, "digits/digits.csv.gz"), "rt") as f:
         rows = np.array([[float(v) for v in l.split(",")] for l in f if l.strip()])
     images = torch.from_numpy((rows[:, :64] / 16.0).astype(np.float32)).view(-1, 1, 8, 8)
     labels = torch.from_numpy(rows[:, 64].astype(np.int64))
@@ -67,14 +72,15 @@ def digits(root):
 
 
 class Cnn(nn.Module):
-    """model::build(ModelKind::Cnn) for 8x8 images."""
+    """model::build(ModelKind::Cnn) for 8x8 images; k > 1: ModelKind::WideCnn(k), the
+    channels and the dense width k times (16k, 32k, 64k)."""
 
-    def __init__(self, h=8, w=8):
+    def __init__(self, k=1, h=8, w=8):
         super().__init__()
-        self.conv1 = nn.Conv2d(1, 16, 3, padding=1)
-        self.conv2 = nn.Conv2d(16, 32, 3, padding=1)
-        self.fc1 = nn.Linear(32 * (h // 2) * (w // 2), 64)
-        self.out = nn.Linear(64, 10)
+        self.conv1 = nn.Conv2d(1, 16 * k, 3, padding=1)
+        self.conv2 = nn.Conv2d(16 * k, 32 * k, 3, padding=1)
+        self.fc1 = nn.Linear(32 * k * (h // 2) * (w // 2), 64 * k)
+        self.out = nn.Linear(64 * k, 10)
 
     def forward(self, x):
         x = F.relu(self.conv2(F.relu(self.conv1(x))))
@@ -89,13 +95,28 @@ def main():
     ap.add_argument("--lr", type=float, default=0.05)
     ap.add_argument("--momentum", type=float, default=0.9)
     ap.add_argument("--seed", type=int, default=6)
+    ap.add_argument("--model", default="cnn", help="cnn or cnn:K (K times wider)")
+    ap.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
+    ap.add_argument("--data", help="the data folder (default: the repository's data/)")
     args = ap.parse_args()
+    if args.model != "cnn" and not (args.model.startswith("cnn:") and args.model[4:].isdigit()
+                                    and int(args.model[4:]) >= 1):
+        ap.error(f"unknown model {args.model} (expected cnn or cnn:K)")
+    k = int(args.model[4:]) if args.model.startswith("cnn:") else 1
+    if args.device == "cuda" and not torch.cuda.is_available():
+        ap.error("--device cuda: torch sees no CUDA device")
 
-    rank, ranks = gloo.start()
-    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../..")
-    images, labels = digits(root)
+    # Under torchrun: DDP over gloo; alone: one process, eager, no process group.
+    together = os.environ.get("WORLD_SIZE") is not None
+    rank, ranks = gloo.start() if together else (0, 1)
+    device = torch.device(args.device)
+    here = os.path.dirname(os.path.abspath(__file__))
+    images, labels = digits(args.data or os.path.join(here, "../../data"))
+    images, labels = images.to(device), labels.to(device)
     torch.manual_seed(args.seed)
-    model = DistributedDataParallel(Cnn())  # broadcasts rank 0's parameters
+    model = Cnn(k).to(device)
+    if together:
+        model = DistributedDataParallel(model)  # broadcasts rank 0's parameters
     opt = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=args.momentum)
     per_rank = args.batch // ranks
     # The epochs' orders first: the shuffle in pure Python is this mirror's bookkeeping,
@@ -104,17 +125,21 @@ def main():
     for epoch, mine in enumerate(orders):
         start = time.perf_counter()
         steps = len(mine) // per_rank
-        for k in range(steps):
-            idx = torch.tensor(mine[k * per_rank : (k + 1) * per_rank])
+        for s in range(steps):
+            idx = torch.tensor(mine[s * per_rank : (s + 1) * per_rank], device=device)
             x, y = images.index_select(0, idx), labels.index_select(0, idx)
             opt.zero_grad()
             F.cross_entropy(model(x), y).backward()  # DDP averages the gradients
             opt.step()
+        if device.type == "cuda":
+            torch.cuda.synchronize()  # the epoch's work has run, not only been queued
         wall = torch.tensor([time.perf_counter() - start], dtype=torch.float64)
-        dist.all_reduce(wall, op=dist.ReduceOp.MAX)  # report::Timing::over_ranks(..).max
+        if together:
+            dist.all_reduce(wall, op=dist.ReduceOp.MAX)  # report::Timing::over_ranks(..).max
         if rank == 0:
             print(f"EPOCH {epoch + 1} {steps * args.batch / wall.item():.1f}", flush=True)
-    gloo.leave()
+    if together:
+        gloo.leave()
 
 
 if __name__ == "__main__":

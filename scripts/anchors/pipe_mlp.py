@@ -8,8 +8,13 @@
 # (scripts/anchors/anchors.py); alone:
 #   torchrun --nproc-per-node=2 scripts/anchors/pipe_mlp.py --schedule 1f1b --width 96
 # Prints `RATE <samples/s>` (the last stage, over the timed steps) on the last rank.
+# Started without torchrun it is one process: the whole model on one device, each step one
+# forward and backward of the whole batch, eager (PyTorch's way to train this model on one
+# GPU), the anchor the GPU kit (scripts/gpu-kit/run.sh) puts next to chapter 07, e.g.
+#   python3 scripts/anchors/pipe_mlp.py --device cuda --steps 300
 
 import argparse
+import os
 import time
 
 import numpy as np
@@ -93,15 +98,23 @@ def main():
     ap.add_argument("--dtype", choices=["f32", "f64"], default="f32")
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--steps", type=int, default=40)
+    ap.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
     args = ap.parse_args()
 
-    rank, p = gloo.start()
+    if args.device == "cuda" and not torch.cuda.is_available():
+        ap.error("--device cuda: torch sees no CUDA device")
     dtype = torch.float32 if args.dtype == "f32" else torch.float64
+    if os.environ.get("WORLD_SIZE") is None:
+        return alone(args, dtype)
+    if args.device != "cpu":
+        ap.error("under torchrun this mirror runs on the CPU (gloo); --device cuda is one process")
+    rank, p = gloo.start()
     torch.manual_seed(7)
     lo, hi = block_range(args.depth, p, rank)
     first, last = rank == 0, rank == p - 1
     module = Stage(args.digits, args.width, args.depth, lo, hi, first, last).to(dtype)
-    stage = PipelineStage(module, rank, p, torch.device("cpu"))
+    device = torch.device("cpu")
+    stage = PipelineStage(module, rank, p, device)
     kind = Schedule1F1B if args.schedule == "1f1b" else ScheduleGPipe
     schedule = kind(stage, n_microbatches=args.micro, loss_fn=loss_fn)
     opt = torch.optim.Adam(module.parameters(), lr=args.lr)
@@ -129,6 +142,35 @@ def main():
     if last:
         print(f"RATE {args.steps * args.batch / wall:.1f}", flush=True)
     gloo.leave()
+
+
+def alone(args, dtype):
+    """One process, the whole model on `args.device`: warm-up, then RATE over the timed
+    steps (the same batches, model, Adam and loss as the pipeline)."""
+    torch.manual_seed(7)
+    device = torch.device(args.device)
+    model = Stage(args.digits, args.width, args.depth, 0, args.depth, True, True)
+    model = model.to(dtype).to(device)
+    opt = torch.optim.Adam(model.parameters(), lr=args.lr)
+    rng = np.random.default_rng(7)
+
+    def step():
+        x, y = batch(rng, args.digits, args.batch, dtype)
+        x, y = x.to(device), y.to(device)
+        opt.zero_grad()
+        loss_fn(model(x), y).backward()
+        opt.step()
+
+    for _ in range(args.warmup):
+        step()
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(args.steps):
+        step()
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+    print(f"RATE {args.steps * args.batch / (time.perf_counter() - start):.1f}", flush=True)
 
 
 if __name__ == "__main__":

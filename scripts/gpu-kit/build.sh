@@ -87,7 +87,7 @@ cargo build -q --release --features solution $pkgs --bins
 cargo test -q --release --features solution $pkgs --no-run --message-format=json \
   >"$BUILD/tests.json"
 
-# 4. Assemble: binaries (stripped), the MPI runtime, the data, the script.
+# 4. Assemble: binaries (stripped), the MPI runtime, the data, the script, the anchors.
 rm -rf "$KIT.partial" && mkdir -p "$KIT.partial/bin" "$KIT.partial/data"
 for b in $BINS; do
   strip -o "$KIT.partial/bin/${b#*:}" "$BUILD/release/${b#*:}"
@@ -118,6 +118,8 @@ cp -r "$OMPI" "$KIT.partial/openmpi"
 rm -rf "$KIT.partial/openmpi/include" "$KIT.partial/openmpi/share/man" "$KIT.partial/openmpi/share/doc"
 cp -r data/digits "$KIT.partial/data/"
 cp scripts/gpu-kit/run.sh "$KIT.partial/run.sh"
+mkdir -p "$KIT.partial/anchors"
+cp scripts/anchors/ddp_cnn.py scripts/anchors/pipe_mlp.py scripts/anchors/gloo.py "$KIT.partial/anchors/"
 rm -rf "$KIT" && mv "$KIT.partial" "$KIT"
 mib=$(( $(du -sb "$KIT" | cut -f1) / 1048576 ))
 if [ "$mib" -ge 60 ]; then

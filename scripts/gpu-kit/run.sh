@@ -6,11 +6,14 @@
 #   bash run.sh --dry [--torch-lib DIR]    (DIR: a CPU LibTorch 2.11 lib folder)
 # It finds the machine's LibTorch and CUDA libraries (python3's torch), uses the kit's Open
 # MPI, and runs: the toolchain smoke test on CUDA tensors; chapter 5's placement and staging
-# tests (tensors on the GPU), its GPU lab and staging benchmark (pinned host slots,
+# tests (tensors on the GPU), its CUDA IPC path's test, its GPU lab (host, staged, IPC)
+# and staging benchmark (pinned host slots,
 # non-blocking copies, the overlap model against the measured time, a Perfetto timeline); chapter 6's GPU test and
 # the trainer with --device cuda at 1, 2 and 4 ranks sharing the GPU (and on the CPU for
 # comparison), and its CNN 8 times wider; the trainer kit's CUDA IPC test (two ranks, device
-# to device); chapter 7's pipeline with its stages on the GPU. Every step has a deadline.
+# to device); chapter 7's pipeline with its stages on the GPU; and the PyTorch anchors
+# (anchors/: the same models, batches and optimizers in PyTorch eager, one process on the
+# same GPU, with python3's torch), whose ratios go into figures.txt. Every step has a deadline.
 # Expect: under 8 minutes; RESULTS/report.txt (one line per step, then the figures) and one
 # file per step. With --dry the GPU steps must end in their one-line "no GPU" reason instead.
 set -uo pipefail
@@ -92,6 +95,8 @@ NP=2 step smoke-cuda 60 $cuda "$B/torch_smoke" --device cuda
 step ch05-placement 120 ok "$B/ch05-hybrid-placement" --test-threads=1
 step ch05-staging 240 ok "$B/ch05-hybrid-staging" --test-threads=1
 NP=2 step ch05-gpu-lab 120 ok "$B/gpu" --share
+# The lab's third path, CUDA IPC between two ranks (both ways); the dry run checks the reason.
+step ch05-ipc 120 ok "$B/ch05-hybrid-ipc_path" --test-threads=1
 step ch05-staging-bench 150 ok "$B/staging_bench"
 step ch06-bridge 120 ok "$B/ch06-data-parallel-bridge" --test-threads=1
 for np in 1 2 4; do
@@ -108,6 +113,34 @@ NP=1 step ch06-train-cnn8-cpu 150 ok "$B/train" --device cpu --model cnn:8 --bat
 step ipc 120 ok "$B/trainer-kit-cuda_ipc" --test-threads=1
 NP=2 step ch07-pipeline-cuda-np2 150 $cuda "$B/pipeline" --device cuda --steps 1500
 NP=4 step ch07-pipeline-cuda-dp2 150 $cuda "$B/pipeline" --device cuda --dp 2 --steps 1500
+
+# PyTorch eager, one process, on the same GPU: the anchors next to the runs above (the
+# same model, batch and optimizer; scripts/anchors in the repository). python3's own torch,
+# without the kit's library path. Where it cannot run (no torch, no GPU, the dry run), each
+# anchor step says why in one line and is skipped.
+TORCH_WHY=$(env -u LD_LIBRARY_PATH python3 - 2>&1 <<'PY' | tail -n 1
+try:
+    import torch
+except Exception as e:
+    raise SystemExit(f"no python3 torch ({type(e).__name__}: {e})")
+print("ok" if torch.cuda.is_available() else f"python3 torch {torch.__version__} sees no CUDA device")
+PY
+)
+[ -n "$TORCH_WHY" ] || TORCH_WHY="python3 did not answer"
+# anchor NAME SECONDS ARGS...: `step NAME SECONDS ok python3 ARGS...`, or its skip line.
+anchor() {
+  local name=$1 secs=$2; shift 2
+  if [ "$TORCH_WHY" = ok ]; then
+    step "$name" "$secs" ok env -u LD_LIBRARY_PATH python3 "$@"
+  else
+    echo "skipped: $TORCH_WHY" >"$RESULTS/$name.txt"
+    say "$(printf '%-22s %4s s  %s' "$name" 0 "skipped: $TORCH_WHY")"
+  fi
+}
+A=$KIT/anchors
+anchor anchor-ch06-cuda 120 "$A/ddp_cnn.py" --device cuda --data "$KIT/data" --epochs 5
+anchor anchor-ch06-cnn8-cuda 150 "$A/ddp_cnn.py" --device cuda --data "$KIT/data" --model cnn:8 --batch 1024 --epochs 10
+anchor anchor-ch07-cuda 150 "$A/pipe_mlp.py" --device cuda --warmup 100 --steps 1500
 
 # --- the figures ----------------------------------------------------------------------------
 # The figures also go to figures.txt, on their own, for the book.
@@ -131,5 +164,25 @@ SB=$RESULTS/ch05-staging-bench.txt
 fig "  ch05-staging pinned path: $(grep -m1 -e '^GPU tensors' -e '^no GPU here' "$SB" || echo 'no verdict (see ch05-staging-bench.txt)')"
 fig "  ch05-staging $(grep -m1 '^overlap model' "$SB" || echo 'overlap model: no rows (see ch05-staging-bench.txt)')"
 grep '^NP=' "$SB" | while IFS= read -r line; do fig "  ch05-staging trace $line"; done
+# The anchors: our samples/s (last epoch / last report line), PyTorch eager's, the ratio.
+ours06() { grep '^epoch' "$1" 2>/dev/null | tail -n 1 | sed -nE 's/.* ([0-9.]+) samples\/s.*/\1/p'; }
+ours07() { grep -E '^ +[0-9]+ ' "$1" 2>/dev/null | tail -n 1 | awk '{print $4}'; }
+theirs06() { grep '^EPOCH' "$1" 2>/dev/null | tail -n 1 | awk '{print $3}'; }
+theirs07() { grep '^RATE' "$1" 2>/dev/null | tail -n 1 | awk '{print $2}'; }
+# versus LABEL OURS THEIRS ANCHOR_FILE: one figures line.
+versus() {
+  if [ -n "$2" ] && [ -n "$3" ]; then
+    fig "  anchor $1: ours $2 samples/s, PyTorch eager $3, ours / PyTorch $(awk -v a="$2" -v b="$3" 'BEGIN { printf "%.2f", a / b }')x"
+  else
+    fig "  anchor $1: not measured ($(head -n 1 "$4" 2>/dev/null | sed 's/^skipped: //'))"
+  fi
+}
+versus "ch06 cnn, batch 64, 1 rank" "$(ours06 "$RESULTS/ch06-train-cuda-np1.txt")" \
+  "$(theirs06 "$RESULTS/anchor-ch06-cuda.txt")" "$RESULTS/anchor-ch06-cuda.txt"
+versus "ch06 cnn:8, batch 1024, 1 rank" "$(ours06 "$RESULTS/ch06-train-cnn8-cuda.txt")" \
+  "$(theirs06 "$RESULTS/anchor-ch06-cnn8-cuda.txt")" "$RESULTS/anchor-ch06-cnn8-cuda.txt"
+versus "ch07 width 96, batch 128, 2 stages (PyTorch: the whole model, 1 process)" \
+  "$(ours07 "$RESULTS/ch07-pipeline-cuda-np2.txt")" \
+  "$(theirs07 "$RESULTS/anchor-ch07-cuda.txt")" "$RESULTS/anchor-ch07-cuda.txt"
 say "gpu-kit check: $([ $FAILED = 0 ] && echo 'every step passed' || echo 'SOME STEPS FAILED') in $(( $(date +%s) - T0 )) s"
 exit $FAILED

@@ -9,7 +9,7 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::collections::HashMap;
 use std::time::Instant;
-use tch::Tensor;
+use tch::{Device, Tensor};
 
 // ANCHOR: run_ops
 /// Runs this stage's `ops` (stage = rank of `pipe`) on `batch`, accumulating the
@@ -27,115 +27,100 @@ pub fn run_ops<E: WireElem>(
     let m = batch.len();
     let rows = batch.rows();
     let (in_shape, out_shape) = (stage.in_shape(rows), stage.out_shape(rows));
-    // One staging buffer per send this step, allocated before the scope: MPI reads each
-    // until its request completes, so none may move or be reused meanwhile.
-    let sends = ops
-        .iter()
-        .filter(|op| {
-            matches!(op, Action::Forward(_) if !last) || matches!(op, Action::Backward(_) if !first)
-        })
-        .count();
-    let mut bufs = vec![Vec::<E>::new(); sends];
+    // The stage's forward of micro-batch i; on the last stage the loss, with the 1/m: the
+    // batch's loss is the mean of the micro-batches'.
+    let pass = |x: &Tensor, i: usize| match last {
+        true => StageModel::loss(&stage.forward(x), &batch.targets[i]) / m as f64,
+        false => stage.forward(x),
+    };
+    // The stage's one staging buffer: each send completes with the next op's receive.
+    let mut buf = Vec::<E>::new();
+    // The send the previous op owes: (to, micro-batch, tensor, shape).
+    let mut owed: Option<(usize, usize, Tensor, &[i64])> = None;
+    // The input (requires grad) and what recomputation keeps of the output (or the scaled
+    // loss) of each micro-batch in flight, from its forward to its backward.
+    let mut kept: HashMap<usize, (Tensor, Tensor)> = HashMap::new();
     let mut loss_sum = 0.0;
-    mpi::request::scope(|scope| {
-        let mut slots = bufs.iter_mut();
-        let mut pending = Vec::with_capacity(sends);
-        // The input (requires grad) and the output (or the scaled loss) of each
-        // micro-batch in flight, from its forward to its backward.
-        let mut kept: HashMap<usize, (Tensor, Tensor)> = HashMap::new();
-        let mut outcome = Ok(());
-        for &op in ops {
-            let step = (|| -> Result<(), String> {
-                match op {
-                    Action::Forward(i) => {
-                        let t0 = Instant::now();
-                        let x = match first {
-                            true => batch.inputs[i].shallow_clone(),
-                            false => {
-                                let x = (io.recv)(pipe, s - 1, i as i32, &in_shape, stage.device)?;
-                                trace.record(Phase::Receive, i, t0);
-                                x.set_requires_grad(true)
-                            }
-                        };
-                        let t0 = Instant::now();
-                        let y = stage.forward(&x);
-                        let y = match last {
-                            // The 1/m: the batch's loss is the mean of the micro-batches'.
-                            true => StageModel::loss(&y, &batch.targets[i]) / m as f64,
-                            false => y,
-                        };
-                        trace.record(Phase::Forward, i, t0);
-                        if !last {
-                            let t0 = Instant::now();
-                            let buf = slots.next().expect("one buffer per send");
-                            pending.push((io.send)(
-                                pipe,
-                                s + 1,
-                                i as i32,
-                                &y,
-                                &out_shape,
-                                buf,
-                                scope,
-                            )?);
-                            trace.record(Phase::Send, i, t0);
-                        }
-                        kept.insert(i, (x, y));
-                    }
-                    Action::Backward(i) => {
-                        let (x, y) = kept
-                            .remove(&i)
-                            .ok_or(format!("stage {s}: Backward({i}) before Forward({i})"))?;
-                        let t0 = Instant::now();
-                        let dy = match last {
-                            true => None,
-                            false => {
-                                Some((io.recv)(pipe, s + 1, i as i32, &out_shape, stage.device)?)
-                            }
-                        };
-                        if dy.is_some() {
-                            trace.record(Phase::Receive, i, t0);
-                        }
-                        let t0 = Instant::now();
-                        match &dy {
-                            None => {
-                                loss_sum += y.double_value(&[]);
-                                y.backward();
-                            }
-                            // d(sum(y * dy))/dy = dy: the received gradient flows back through y.
-                            Some(dy) => (&y * dy).sum(tch::Kind::Double).backward(),
-                        }
-                        trace.record(Phase::Backward, i, t0);
-                        if !first {
-                            let t0 = Instant::now();
-                            let buf = slots.next().expect("one buffer per send");
-                            pending.push((io.send)(
-                                pipe,
-                                s - 1,
-                                i as i32,
-                                &x.grad(),
-                                &in_shape,
-                                buf,
-                                scope,
-                            )?);
-                            trace.record(Phase::Send, i, t0);
-                        }
-                    }
+    for &op in ops {
+        let (i, from, shape) = match op {
+            Action::Forward(i) => (i, (!first).then(|| s - 1), &in_shape),
+            Action::Backward(i) => (i, (!last).then(|| s + 1), &out_shape),
+        };
+        let wants = from.map(|from| (from, i, &shape[..]));
+        let got = exchange(pipe, io, &mut buf, owed.take(), wants, stage.device, trace)
+            .map_err(|why| format!("stage {s}, {op:?}: {why}"))?;
+        let t0 = Instant::now();
+        match op {
+            Action::Forward(i) => {
+                let x = match got {
+                    Some(x) => x.set_requires_grad(true),
+                    None => batch.inputs[i].shallow_clone(),
+                };
+                // Under `--recompute stage`, without a graph: Backward(i) runs it again.
+                let y = stage.recompute.forward(|| pass(&x, i));
+                if last {
+                    loss_sum += y.double_value(&[]);
+                } else {
+                    owed = Some((s + 1, i, y.shallow_clone(), &out_shape[..]));
                 }
-                Ok(())
-            })();
-            if let Err(why) = step {
-                outcome = Err(format!("stage {s}, {op:?}: {why}"));
-                break;
+                trace.record(Phase::Forward, i, t0);
+                kept.insert(i, (x, stage.recompute.keep(y)));
+            }
+            Action::Backward(i) => {
+                let (x, y) = kept
+                    .remove(&i)
+                    .ok_or(format!("stage {s}: Backward({i}) before Forward({i})"))?;
+                let y = stage.recompute.again(y, || pass(&x, i));
+                match &got {
+                    None => y.backward(),
+                    // d(sum(y * dy))/dy = dy: the received gradient flows back through y.
+                    Some(dy) => (&y * dy).sum(tch::Kind::Double).backward(),
+                }
+                trace.record(Phase::Backward, i, t0);
+                if !first {
+                    owed = Some((s - 1, i, x.grad(), &in_shape[..]));
+                }
             }
         }
-        // Every send completes before the step ends (and before the buffers go).
-        let t0 = Instant::now();
-        for r in pending {
-            r.wait();
-        }
-        trace.record(Phase::Send, m, t0);
-        outcome
-    })?;
+    }
+    // The last op's send completes before the step ends.
+    exchange(pipe, io, &mut buf, owed, None, stage.device, trace)
+        .map_err(|why| format!("stage {s}, the last send: {why}"))?;
     Ok(loss_sum)
+}
+
+/// Posts `send` (to, micro-batch, tensor, shape) from `buf`, receives `recv` (from,
+/// micro-batch, shape), then waits for the send: both done when it returns, so `buf` is
+/// free again. A send may wait here for its receiver: `send_check` shows that GPipe and
+/// 1F1B cannot deadlock so.
+fn exchange<E: WireElem>(
+    pipe: &SimpleCommunicator,
+    io: Transfer<E>,
+    buf: &mut Vec<E>,
+    send: Option<(usize, usize, Tensor, &[i64])>,
+    recv: Option<(usize, usize, &[i64])>,
+    device: Device,
+    trace: &mut Timeline,
+) -> Result<Option<Tensor>, String> {
+    mpi::request::scope(|scope| {
+        let mut posted = None;
+        if let Some((to, i, t, shape)) = &send {
+            let t0 = Instant::now();
+            posted = Some((*i, (io.send)(pipe, *to, *i as i32, t, shape, buf, scope)?));
+            trace.record(Phase::Send, *i, t0);
+        }
+        let mut got = Ok(None);
+        if let Some((from, i, shape)) = recv {
+            let t0 = Instant::now();
+            got = (io.recv)(pipe, from, i as i32, shape, device).map(Some);
+            trace.record(Phase::Receive, i, t0);
+        }
+        if let Some((i, request)) = posted {
+            let t0 = Instant::now();
+            request.wait(); // after the receive: the neighbours' crossing messages both move
+            trace.record(Phase::Send, i, t0);
+        }
+        got
+    })
 }
 // ANCHOR_END: run_ops

@@ -227,7 +227,7 @@ fn a_received_input_without_requires_grad_is_named() {
     // the likely cause.
     let place = "rank 1: panicked at tch-0.24.0/src/wrappers/tensor_generated.rs:";
     assert!(text.contains(place), "{text}");
-    assert!(text.contains(", called from your run_ops at "), "{text}");
+    assert!(text.contains(", called from your exchange at "), "{text}");
     assert!(text.contains("planted_executor.rs:"), "{text}");
     let message = "Torch(\"Expected a proper Tensor but got None (or an undefined Tensor in C++) for argument #0 'self'\") [LibTorch's C++ backtrace (";
     assert!(text.contains(message), "{text}");

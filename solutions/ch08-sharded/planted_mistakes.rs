@@ -128,7 +128,7 @@ fn adam_on_the_whole_buffer_is_named() {
 }
 
 // ANCHOR: padded_slices
-/// Mistake 4 (ex 8.4): the saved slices taken with their padding, `q*S..(q+1)*S`, as if
+/// Mistake 5 (ex 8.4): the saved slices taken with their padding, `q*S..(q+1)*S`, as if
 /// the checkpoint kept it. The last saved rank's slice is then too long.
 fn sources_with_padding(params: usize, saved: usize, new: &Layout) -> Vec<ch08::reshard::Copy> {
     let s = params.div_ceil(saved);
@@ -155,4 +155,67 @@ fn saved_slices_with_their_padding_are_named() {
         why.contains("the padding is not saved") && why.contains("saved rank"),
         "{why}"
     );
+}
+
+#[path = "../../chapters/ch08-sharded/tests/zero3_common/mod.rs"]
+mod zero3_common;
+
+// ANCHOR: zero3_not_averaged
+/// Mistake 4 (ex 8.3): the layer's backward reduce-scatters the gradient but does not
+/// divide it by N. As with ZeRO-1/2, Adam would hide it from the parameters but for eps;
+/// the check looks at each layer's gradient shard.
+fn backward_without_average(
+    halves: &dyn Halves,
+    unit: &ch08::layers::Unit,
+    gathered: ch08::layers::Counted,
+    input: &tch::Tensor,
+    upstream: ch08::layers::Upstream,
+    grad_shard: &mut [f32],
+    meter: &ch08::layers::Meter,
+) -> Option<tch::Tensor> {
+    let params = gathered.params(unit);
+    let out = unit.forward(input, &params);
+    let z = match upstream {
+        ch08::layers::Upstream::Loss(labels) => out.cross_entropy_for_logits(labels),
+        ch08::layers::Upstream::Grad(g) => (&out * g).sum(tch::Kind::Float),
+    };
+    let mut wrt: Vec<&tch::Tensor> = params.iter().collect();
+    if input.requires_grad() {
+        wrt.push(input);
+    }
+    let mut full = ch08::layers::Counted::zeros(unit.layout.padded, meter);
+    let mut grads = tch::Tensor::run_backward(&[&z], &wrt, false, false);
+    let dx = input.requires_grad().then(|| grads.pop().unwrap());
+    ch06::flat::pack(&grads, &mut full.values_mut()[..unit.params()]);
+    drop((grads, params, gathered));
+    halves.sum_scatter(full.values(), grad_shard); // the mistake: no `/ N` after it
+    dx
+}
+// ANCHOR_END: zero3_not_averaged
+
+#[test]
+#[ignore = "planted mistake: started by a_zero3_sum_without_average_is_named"]
+fn planted_zero3_sum_without_average() {
+    run_body("planted_zero3_sum_without_average", |world| {
+        zero3_common::zero3_equivalence(world, backward_without_average, false)
+    });
+}
+
+#[test]
+fn a_zero3_sum_without_average_is_named() {
+    let out = launch_self("planted_zero3_sum_without_average", 3, &[]);
+    let text = out.text();
+    assert!(
+        !out.success(),
+        "the missing average went unnoticed:\n{text}"
+    );
+    assert!(
+        text.contains("step 1 at 3 ranks: rank 0's averaged gradient shard of layer fc1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("(ratio 3.0000): 3 times the average, the sum not divided by the 3 ranks"),
+        "{text}"
+    );
+    println!("{text}");
 }

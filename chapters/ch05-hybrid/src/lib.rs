@@ -45,10 +45,12 @@ pub mod per_thread;
 // Given: [`gpu_node`] (local rank, GPUs, CUDA-aware MPI), [`stream`] (device<->host
 // copies and the host slots; [`host_buf`] and [`copier`] under it, [`staging_trace`]
 // its timeline), [`links`] (the costs), [`measure`] (timings for the
-// labs), [`overlap_check`] (the pipeline against its parts). Yours: [`placement`] (ex 5.5), [`staging`] (ex 5.6), [`staging_model`] (ex 5.7).
+// labs), [`overlap_check`] (the pipeline against its parts), [`ipc_path`] (device to
+// device between two ranks of a node, CUDA IPC). Yours: [`placement`] (ex 5.5), [`staging`] (ex 5.6), [`staging_model`] (ex 5.7).
 pub mod copier;
 pub mod gpu_node;
 pub mod host_buf;
+pub mod ipc_path;
 pub mod links;
 pub mod measure;
 pub mod overlap_check;

@@ -12,6 +12,8 @@ pub mod plan;
 // [`plan`], its deadlocks, activations held and bubble), [`timeline`] (text-art
 // timelines). Yours: [`stages`] (ex 7.1), [`schedules`] (ex 7.3 GPipe, ex 7.4 1F1B).
 pub mod schedule_check;
+/// Sends completed at the next receive: the rule, checked on paper.
+pub mod send_check;
 pub mod timeline;
 
 #[cfg_attr(
@@ -30,6 +32,7 @@ pub mod schedules;
 // Given (read it, use it): [`wire`] (f64 copies between tensors and MPI buffers, the
 // transfer pair), [`addition`] (the task), [`stage_model`] (the model cut into stages),
 // [`greedy`] (reference schedules by simulation), [`choose`] (the trainer's schedule),
+// [`recompute`] (what a forward keeps for its backward), [`heap`] (heap bytes in use),
 // [`optim`] (the trainer kit's optimizers), [`spans`] (timing spans, Perfetto and SVG
 // timelines), [`pipe_config`] (the flags: the kit's shared ones and the pipeline's),
 // [`pipe_ckpt`] (per-stage checkpoints in the kit's container) and [`pipe_train`] (the
@@ -37,12 +40,14 @@ pub mod schedules;
 pub mod addition;
 pub mod choose;
 pub mod greedy;
+pub mod heap;
 /// How many micro-batches: a model of a step from one micro-batch's costs.
 pub mod micro_model;
 pub use trainer_kit::optim;
 pub mod pipe_ckpt;
 pub mod pipe_config;
 pub mod pipe_train;
+pub mod recompute;
 pub mod spans;
 pub mod stage_model;
 pub mod wire;

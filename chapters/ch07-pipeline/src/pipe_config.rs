@@ -7,6 +7,7 @@
 //! pipeline needs. `pipeline --help` lists them all with their defaults.
 
 use crate::plan::ScheduleKind;
+use crate::recompute::{Recompute, RECOMPUTE};
 use crate::stage_model::Shape;
 use clap::Parser;
 use std::path::PathBuf;
@@ -34,6 +35,10 @@ pub struct PipeConfig {
     /// The pipeline schedule: gpipe or 1f1b
     #[arg(long, value_name = "gpipe|1f1b", value_parser = one_of("--schedule", SCHEDULES), default_value = "1f1b")]
     pub schedule: ScheduleKind,
+    /// What a forward keeps for its backward: its graph (none), or only the stage's input,
+    /// the backward running the forward again (stage)
+    #[arg(long, value_name = "none|stage", value_parser = one_of("--recompute", RECOMPUTE), default_value = "none")]
+    pub recompute: Recompute,
     /// Data-parallel pipelines, of NP/D stages each
     #[arg(long, value_name = "D", default_value_t = 1)]
     pub dp: usize,

@@ -78,7 +78,7 @@ impl<'c, E: WireElem> PipeTrainer<'c, E> {
         let pp = world.size() as usize / cfg.dp;
         let grid = make_grid(world, cfg.dp, pp)?;
         let blocks = toolkit::split::block_range(cfg.shape.depth, pp, grid.stage);
-        let stage = StageModel::new(
+        let mut stage = StageModel::new(
             cfg.shape,
             blocks,
             grid.stage == 0,
@@ -86,6 +86,7 @@ impl<'c, E: WireElem> PipeTrainer<'c, E> {
             cfg.common.seed,
             device,
         );
+        stage.recompute = cfg.recompute;
         let rule = match cfg.sgd {
             true => Rule::Sgd { lr: cfg.common.lr },
             false => Rule::Adam { lr: cfg.common.lr },
@@ -206,11 +207,8 @@ impl<'c, E: WireElem> PipeTrainer<'c, E> {
                 right += exact_matches(&out.to_device(Device::Cpu), &yc);
             }
         }
-        let mine = if s + 1 == p && self.grid.replica == 0 {
-            right as f64
-        } else {
-            0.0
-        };
+        let counts = s + 1 == p && self.grid.replica == 0; // one last stage counts, once
+        let mine = if counts { right as f64 } else { 0.0 };
         let mut total = 0.0;
         self.world
             .all_reduce_into(&mine, &mut total, SystemOperation::sum());

@@ -9,9 +9,10 @@
 //! - `Backward(m)` on stage `s`: receive the gradient of micro-batch `m`'s output from
 //!   stage `s + 1` (unless `s` is the last), run the backward pass, send the gradient of
 //!   its input to stage `s - 1` (unless `s` is the first).
-//! - A send never waits for its receive (the executor posts it non-blocking and completes
-//!   it before the step ends); a receive waits until its message was sent. So a schedule
-//!   deadlocks exactly when some stages wait in a cycle for messages not yet sent.
+//! - A send never waits for its receive (it is posted non-blocking); a receive waits until
+//!   its message was sent. So a schedule deadlocks exactly when some stages wait in a cycle
+//!   for messages not yet sent. (The executor of ex 7.5 completes each send at the next
+//!   op's receive, a stricter rule: [`crate::send_check`] checks schedules by it.)
 
 /// One operation of a stage: a forward or backward pass of one micro-batch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

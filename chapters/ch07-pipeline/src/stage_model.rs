@@ -9,8 +9,10 @@
 //! default; the equivalence checks use f64).
 
 use crate::addition::Addition;
+use crate::recompute::Recompute;
 use crate::wire::{Dtype, DTYPES};
 use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use tch::nn::{self, Module};
 use tch::{Device, Tensor};
 
@@ -39,6 +41,10 @@ pub struct StageModel {
     pub last: bool,
     pub shape: Shape,
     pub device: Device,
+    /// What a forward keeps for its backward (`--recompute`; the executor asks it).
+    pub recompute: Recompute,
+    /// Forwards run so far: [without a graph, recording one] (what the checks count).
+    passes: [AtomicUsize; 2],
     _vs: nn::VarStore,
     embed: Option<nn::Linear>,
     layers: Vec<(nn::Linear, nn::Linear)>,
@@ -107,6 +113,8 @@ impl StageModel {
             last,
             shape,
             device,
+            recompute: Recompute::None,
+            passes: Default::default(),
             _vs: vs,
             embed,
             layers,
@@ -126,12 +134,20 @@ impl StageModel {
         for (fc1, fc2) in &self.layers {
             h = &h + fc2.forward(&fc1.forward(&h).relu());
         }
-        match &self.head {
+        let y = match &self.head {
             Some(head) => head
                 .forward(&h)
                 .view([-1, self.shape.task.answer_digits(), 10]),
             None => h,
-        }
+        };
+        self.passes[usize::from(y.requires_grad())].fetch_add(1, Ordering::Relaxed);
+        y
+    }
+
+    /// Forwards run so far: (without a graph, recording one).
+    pub fn passes(&self) -> (usize, usize) {
+        let [free, graph] = &self.passes;
+        (free.load(Ordering::Relaxed), graph.load(Ordering::Relaxed))
     }
     // ANCHOR_END: build
 

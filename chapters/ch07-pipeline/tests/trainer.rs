@@ -5,12 +5,13 @@
 //!
 //! Run: `cargo test -p ch07-pipeline --features solution --test trainer`.
 
+mod common;
+
 use ch07::pipe_ckpt;
 use ch07::pipe_config::PipeConfig;
 use ch07::pipe_train::{learner_transfer, PipeTrainer};
 use ch07::plan::ScheduleKind;
 use ch07::stage_model::{Shape, StageModel};
-use ch07::wire;
 use mpi::traits::*;
 use std::path::Path;
 use std::time::Duration;
@@ -33,17 +34,6 @@ fn tiny(steps: u64) -> PipeConfig {
     c.shape.depth = 4;
     c.shape.dtype = ch07::wire::Dtype::F64; // bit-for-bit checks, in f64
     c
-}
-
-/// Every value of `tensors`, as bit patterns.
-fn bits(tensors: &[Tensor]) -> Vec<u64> {
-    let mut all = vec![];
-    for t in tensors {
-        let mut v = Vec::<f64>::new();
-        wire::copy_out(t, &mut v);
-        all.extend(v.iter().map(|x| x.to_bits()));
-    }
-    all
 }
 
 /// Trains `t` to `t.cfg.steps` step by step; the losses of the steps taken.
@@ -105,7 +95,7 @@ mpi_test! {
                 ("Adam's first moments", &straight.opt.m, &resumed.opt.m),
                 ("Adam's second moments", &straight.opt.v, &resumed.opt.v),
             ] {
-                let (a, b) = (bits(a), bits(b));
+                let (a, b) = (common::bits(a), common::bits(b));
                 if let Some(j) = (0..a.len()).find(|&j| a[j] != b[j]) {
                     return Err(format!(
                         "stage {stage} after {} steps: {what} differ at value {j}: straight {}, stopped and resumed {}",
@@ -204,7 +194,10 @@ fn a_cut_or_changed_checkpoint_is_refused() {
     );
     let mut into = [("w".to_string(), t.zeros_like())];
     assert_eq!(pipe_ckpt::load(&file, "toy", 0, 2, &mut into), Ok(9));
-    assert_eq!(bits(&[into[0].1.shallow_clone()]), bits(&[t]));
+    assert_eq!(
+        common::bits(&[into[0].1.shallow_clone()]),
+        common::bits(&[t])
+    );
     let whole = std::fs::read(&file).unwrap();
     let mut refused = |bytes: &[u8], s: usize, model: &str, needle: &str| {
         std::fs::write(&file, bytes).unwrap();

@@ -22,12 +22,13 @@ pub enum Collectives {
 /// Everything a run of the lab needs to know.
 #[derive(Parser, Clone, Debug)]
 #[command(
-    about = "Sharded data parallelism (ZeRO-1, ZeRO-2) on the UCI digits: what each rank \
+    about = "Sharded data parallelism (ZeRO-1, ZeRO-2, ZeRO-3) on the UCI digits: what each rank \
              holds and sends (under mpirun, or re-launched with NP ranks, default 4)"
 )]
 pub struct Config {
-    /// 0: plain data parallelism; 1: ZeRO-1 (Adam's state sharded); 2: ZeRO-2 (gradients too)
-    #[arg(long, value_name = "0|1|2", value_parser = one_of("--stage", STAGES), default_value = "2")]
+    /// 0: plain data parallelism; 1: ZeRO-1 (Adam's state sharded); 2: ZeRO-2 (gradients
+    /// too); 3: ZeRO-3 (parameters too, gathered one layer at a time)
+    #[arg(long, value_name = "0|1|2|3", value_parser = one_of("--stage", STAGES), default_value = "2")]
     pub stage: Stage,
     /// Chapter 6's model: mlp, cnn, cnn:K or deep-mlp[:N]
     #[arg(long, value_name = "MODEL", value_parser = ModelKind::parse, default_value = "cnn")]
@@ -41,6 +42,14 @@ pub struct Config {
     /// Stop after this many steps in total (tests)
     #[arg(long, value_name = "N")]
     pub max_steps: Option<u64>,
+    /// Stage 3: post the next layer's allgather (MPI_Iallgather) before this layer
+    /// computes; needs --collectives mpi
+    #[arg(long, value_name = "on|off", value_parser = one_of("--prefetch", ON_OFF), default_value = "off", action = clap::ArgAction::Set)]
+    pub prefetch: bool,
+    /// Refuse to start unless the stage fits in this many bytes per rank (the trainer's
+    /// accounting: parameters, gradients, Adam's m and v, gathered layers)
+    #[arg(long, value_name = "BYTES")]
+    pub max_mem: Option<usize>,
     /// The flags every trainer takes (`--lr`: Adam's learning rate; `--checkpoint DIR`:
     /// each rank saves its shard there, rank 0 a manifest; `--resume` loads it at any N)
     #[command(flatten)]
@@ -56,7 +65,10 @@ const STAGES: &[(&str, Stage)] = &[
     ("0", Stage::Replicated),
     ("1", Stage::Zero1),
     ("2", Stage::Zero2),
+    ("3", Stage::Zero3),
 ];
+/// `--prefetch`'s values.
+const ON_OFF: &[(&str, bool)] = &[("on", true), ("off", false)];
 /// `--collectives`' values.
 const COLLECTIVES: &[(&str, Collectives)] =
     &[("ring", Collectives::Ring), ("mpi", Collectives::Mpi)];
@@ -86,6 +98,13 @@ pub fn check(c: &Config, ranks: usize) -> Result<(), String> {
     if run.every == 0 {
         return Err("--every must be at least 1".into());
     }
+    if c.stage == Stage::Zero3 && (run.checkpoint.is_some() || run.resume) {
+        return Err(
+            "--checkpoint, --resume: sharded checkpoints are for stages 0, 1 and 2; \
+                    the stage-3 lab does not save yet"
+                .into(),
+        );
+    }
     if run.resume {
         // Every rank reads the same files here, before MPI starts: one verdict for all.
         let dir = run
@@ -98,5 +117,16 @@ pub fn check(c: &Config, ranks: usize) -> Result<(), String> {
     if c.epochs == 0 || c.max_steps == Some(0) {
         return Err("--epochs and --max-steps must be at least 1".into());
     }
-    Layout::check(parameter_count(c.model), ranks)
+    if c.prefetch && (c.stage != Stage::Zero3 || c.collectives != Collectives::Mpi) {
+        return Err(
+            "--prefetch on: only stage 3 gathers layers, with MPI's non-blocking allgather: \
+             add --stage 3 --collectives mpi"
+                .into(),
+        );
+    }
+    Layout::check(parameter_count(c.model), ranks)?;
+    match c.max_mem {
+        Some(max) => crate::budget::check(c.model, c.stage, ranks, c.prefetch, max),
+        None => Ok(()),
+    }
 }

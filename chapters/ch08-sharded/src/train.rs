@@ -49,8 +49,7 @@ pub struct Trainer<'w> {
     /// The step of the last checkpoint saved (`trainer_ckpt`), and why a save failed.
     pub(crate) saved_at: Option<u64>,
     pub ckpt_error: Option<String>,
-    /// Per epoch: seconds from its first step's start to its last step's end (the slowest
-    /// rank's), and the samples it trained on (global batches x steps).
+    /// Per epoch: its seconds (the slowest rank's) and samples ([`fit_with`]).
     pub epoch_time: Vec<(f64, usize)>,
 }
 
@@ -72,6 +71,7 @@ impl<'w> Trainer<'w> {
         let params: Vec<Tensor> = named.into_iter().map(|(_, t)| t).collect();
         let count = flat::total_len(&params);
         let layout = match cfg.stage {
+            Stage::Zero3 => return Err("stage 3 runs on zero3::Sharded, not here".into()),
             Stage::Replicated => Layout::new(count, 1, 0)?,
             _ => Layout::new(count, ranks, rank)?,
         };
@@ -113,6 +113,7 @@ impl<'w> Trainer<'w> {
             params: self.flat.len() * f32s,
             grads: grads * f32s,
             adam: self.adam.state_bytes(),
+            gathered: 0,
         }
     }
 
@@ -156,7 +157,7 @@ impl<'w> Trainer<'w> {
                 full.iter_mut().for_each(|g| *g /= ranks);
                 self.adam.step(self.flat.values_mut(), &full);
             }
-            Stage::Zero1 | Stage::Zero2 => {
+            Stage::Zero1 | Stage::Zero2 | Stage::Zero3 => {
                 self.grad_shard.resize(self.layout.shard, 0.0);
                 let params = self.flat.values_mut();
                 step::zero_step(
@@ -179,59 +180,43 @@ impl<'w> Trainer<'w> {
             // ZeRO-1 keeps the whole gradient and frees its shard (Adam is done with it)
             Stage::Zero1 => (self.grad_full, self.grad_shard) = (Some(full), Vec::new()),
             // ZeRO-2 keeps the shard and frees the whole gradient here
-            Stage::Zero2 => drop(full),
+            Stage::Zero2 | Stage::Zero3 => drop(full),
             Stage::Replicated => self.grad_full = Some(full),
         }
         self.steps += 1;
         (loss.double_value(&[]), sent)
     }
 
-    /// Trains `cfg.epochs` epochs (or `cfg.max_steps` steps) on `train`, each rank its
-    /// strided part of every global batch; a resumed trainer skips the batches of the steps
-    /// it resumed after. Returns per epoch the mean loss over steps and ranks, and the bytes
-    /// sent in this run's first step. With `--checkpoint DIR`, saves every `--every` steps
-    /// and after the last (a failed save stops training: [`Trainer::ckpt_error`]).
+    /// Trains `cfg.epochs` epochs (or `cfg.max_steps` steps) on `train` ([`fit_with`]);
+    /// a resumed trainer skips the batches of the steps it resumed after. Returns per epoch
+    /// the mean loss over steps and ranks, and the bytes sent in this run's first step.
+    /// With `--checkpoint DIR`, saves every `--every` steps and after the last; after a
+    /// failed save ([`Trainer::ckpt_error`]) the remaining steps do nothing.
     pub fn fit(&mut self, train: &Dataset) -> (Vec<f64>, Option<usize>) {
-        let (rank, ranks) = (self.world.rank() as usize, self.world.size() as usize);
-        let batch = self.cfg.common.batch;
-        let (mut losses, mut sent, done) = (vec![], None, self.steps);
-        'epochs: for epoch in 0..self.cfg.epochs {
-            let order = shuffle::shuffled(train.len(), self.cfg.common.seed, epoch);
-            let (mut total, mut ran) = (0.0, 0);
-            let (steps, start) = (train.len() / batch, std::time::Instant::now());
-            for k in 0..steps {
-                if self.cfg.max_steps.is_some_and(|m| self.steps >= m) {
-                    break 'epochs;
+        let (world, cfg) = (self.world, self.cfg.clone());
+        let (mut steps, mut time) = (self.steps, vec![]);
+        let out = fit_with(
+            world,
+            &cfg,
+            train,
+            &mut steps,
+            &mut time,
+            &mut |x, y, first| {
+                if self.ckpt_error.is_some() {
+                    return (0.0, None); // every rank knows: the save's verdict is collective
                 }
-                if epoch * steps as u64 + (k as u64) < done {
-                    continue; // done before the checkpoint this run resumed from
-                }
-                let global = &order[k * batch..(k + 1) * batch];
-                let mine: Vec<usize> = global.iter().copied().skip(rank).step_by(ranks).collect();
-                let (x, y) = train.batch(&mine);
-                let (loss, s) = self.step(&x, &y, self.steps == done);
-                sent = sent.or(s);
-                (total, ran) = (total + loss, ran + 1);
+                let done = self.step(x, y, first);
                 if let Err(e) = self.maybe_save(false) {
                     self.ckpt_error = Some(e);
-                    break 'epochs;
                 }
-            }
-            if ran > 0 {
-                let (secs, mut slowest) = (start.elapsed().as_secs_f64(), 0.0);
-                let max = SystemOperation::max();
-                self.world.all_reduce_into(&secs, &mut slowest, max);
-                self.epoch_time.push((slowest, ran * batch));
-                let mut sum = 0.0;
-                self.world
-                    .all_reduce_into(&(total / ran as f64), &mut sum, SystemOperation::sum());
-                losses.push(sum / ranks as f64);
-            }
-        }
+                done
+            },
+        );
         if let Err(e) = self.maybe_save(true) {
             self.ckpt_error.get_or_insert(e);
         }
-        (losses, sent)
+        self.epoch_time = time;
+        out
     }
 
     /// What rank `rank`'s shard holds (ex 8.1's `pieces`): `elements a..b: name[x..y],
@@ -263,4 +248,55 @@ impl<'w> Trainer<'w> {
                 .mean(Kind::Double)
                 .double_value(&[])
     }
+}
+
+/// A step of any stage: `(images, labels, count_sent)` to the batch's loss and, when
+/// counted, the bytes this rank sent.
+pub type StepFn<'a> = &'a mut dyn FnMut(&Tensor, &Tensor, bool) -> (f64, Option<usize>);
+
+/// Trains `cfg.epochs` epochs (or until `steps` reaches `cfg.max_steps`) on `train` with
+/// `step`, each rank its strided part of every global batch, skipping the first `steps`
+/// batches (done before a resume); this run's first step counts its bytes. Returns per
+/// epoch the mean loss over steps and ranks, and the bytes sent in the first step; pushes
+/// per epoch its seconds (the slowest rank's) and samples to `time`.
+pub fn fit_with(
+    world: &SimpleCommunicator,
+    cfg: &Config,
+    train: &Dataset,
+    steps: &mut u64,
+    time: &mut Vec<(f64, usize)>,
+    step: StepFn,
+) -> (Vec<f64>, Option<usize>) {
+    let (rank, ranks) = (world.rank() as usize, world.size() as usize);
+    let batch = cfg.common.batch;
+    let (mut losses, mut sent, done) = (vec![], None, *steps);
+    'epochs: for epoch in 0..cfg.epochs {
+        let order = shuffle::shuffled(train.len(), cfg.common.seed, epoch);
+        let (mut total, mut ran) = (0.0, 0);
+        let (per_epoch, start) = (train.len() / batch, std::time::Instant::now());
+        for k in 0..per_epoch {
+            if cfg.max_steps.is_some_and(|m| *steps >= m) {
+                break 'epochs;
+            }
+            if epoch * per_epoch as u64 + (k as u64) < done {
+                continue; // done before the checkpoint this run resumed from
+            }
+            let global = &order[k * batch..(k + 1) * batch];
+            let mine: Vec<usize> = global.iter().copied().skip(rank).step_by(ranks).collect();
+            let (x, y) = train.batch(&mine);
+            let (loss, s) = step(&x, &y, *steps == done);
+            sent = sent.or(s);
+            (total, ran) = (total + loss, ran + 1);
+            *steps += 1;
+        }
+        if ran > 0 {
+            let (secs, mut slowest) = (start.elapsed().as_secs_f64(), 0.0);
+            world.all_reduce_into(&secs, &mut slowest, SystemOperation::max());
+            time.push((slowest, ran * batch));
+            let mut sum = 0.0;
+            world.all_reduce_into(&(total / ran as f64), &mut sum, SystemOperation::sum());
+            losses.push(sum / ranks as f64);
+        }
+    }
+    (losses, sent)
 }

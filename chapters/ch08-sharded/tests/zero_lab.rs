@@ -85,8 +85,21 @@ mpi_test! {
 #[test]
 fn bad_flags_fail_before_any_communication() {
     let exe = env!("CARGO_BIN_EXE_zero");
-    let cases: [(&[&str], &str); 6] = [
-        (&["--stage", "3"], "unknown --stage `3` (0|1|2)"),
+    let cases: [(&[&str], &str); 10] = [
+        (&["--stage", "4"], "unknown --stage `4` (0|1|2|3)"),
+        (
+            &["--prefetch", "on"],
+            "--prefetch on: only stage 3 gathers layers, with MPI's non-blocking allgather",
+        ),
+        (
+            &["--model", "deep-mlp", "--max-mem", "160000"],
+            "--max-mem 160000: model deep-mlp:30 needs 238644 B per rank at stage 2 (N = 4); \
+             stage 3 fits (153008 B) in 160000 B at N = 4: add --stage 3",
+        ),
+        (
+            &["--model", "deep-mlp", "--max-mem", "100000", "--stage", "3"],
+            "no stage fits at N = 4; stage 3 fits from N = 7 ranks",
+        ),
         (
             &["--batch", "30"],
             "global batch 30 does not split over 4 ranks",
@@ -104,6 +117,10 @@ fn bad_flags_fail_before_any_communication() {
             "--device auto: this lab keeps its flat buffers in host memory",
         ),
         (&["--resume"], "--resume needs --checkpoint DIR"),
+        (
+            &["--stage", "3", "--checkpoint", "x"],
+            "sharded checkpoints are for stages 0, 1 and 2",
+        ),
     ];
     check_refusals(exe, "zero", 4, &cases);
     let more_ranks_than_parameters: [(&[&str], &str); 1] = [(

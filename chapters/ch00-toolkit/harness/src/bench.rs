@@ -41,6 +41,21 @@ pub fn at_rank_counts(ranks: &[u32], timeout: Duration) -> Vec<(u32, Vec<String>
     results
 }
 
+/// Whether this is a smoke run (`WORKBOOK_BENCH_SMOKE=1`, `make bench-smoke`): every
+/// benchmark runs each of its code paths once, at its smallest, so that CI catches one
+/// that no longer runs. Its figures then mean nothing.
+pub fn smoke() -> bool {
+    workbook_settings::settings::bench_smoke()
+}
+
+/// `full`, or `small` in a [`smoke`] run: a benchmark's sizes and repetitions.
+pub fn sized<T>(full: T, small: T) -> T {
+    match smoke() {
+        true => small,
+        false => full,
+    }
+}
+
 /// Lets the ranks of the jobs this process starts later move between cores (Open MPI's
 /// `OMPI_MCA_hwloc_base_binding_policy=none`), unless the user chose a binding. Open MPI
 /// binds each rank to one core when there are enough; on a machine shared with other

@@ -57,6 +57,12 @@ pub const SETTINGS: &[Setting] = &[
         meaning: "0 switches off the call recorder (the watchdog then cannot name the call)",
     },
     Setting {
+        name: "WORKBOOK_BENCH_SMOKE",
+        default: "0",
+        meaning: "1 runs every benchmark at its smallest, once (make bench-smoke, in CI): it \
+                  checks that each runs to its table; the figures then mean nothing",
+    },
+    Setting {
         name: "WORKBOOK_DATA",
         default: "data/",
         meaning: "the folder holding the shipped datasets (for binaries run elsewhere)",
@@ -174,6 +180,12 @@ pub fn cases() -> u32 {
 /// `WORKBOOK_RECORD`: whether the call recorder is on.
 pub fn record_calls() -> bool {
     env_u64("WORKBOOK_RECORD", 1) != 0
+}
+
+/// `WORKBOOK_BENCH_SMOKE`: whether benchmarks run at their smallest, to check they run.
+pub fn bench_smoke() -> bool {
+    let name = "WORKBOOK_BENCH_SMOKE";
+    env_u64(name, default_of(name)) != 0
 }
 
 /// `WORKBOOK_SEED`, when set.

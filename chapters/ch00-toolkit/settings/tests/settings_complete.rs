@@ -36,6 +36,10 @@ const NOT_OURS: &[(&str, &str)] = &[
         "LIBCLANG_PATH",
         "clang-sys's own setting, honoured by scripts/find_libclang.py",
     ),
+    (
+        "WORLD_SIZE",
+        "set by torchrun for each rank (scripts/anchors: without it a mirror is one process)",
+    ),
     ("LD_LIBRARY_PATH", "the OS's library search path"),
     ("LIBRARY_PATH", "the linker's library search path"),
     (

@@ -1,6 +1,8 @@
 //! Lab: GPUs and MPI. Each rank finds its GPU (ex 5.5), then host, staged (ex 5.6) and,
 //! where the MPI can read GPU memory, CUDA-aware ping-pong and allreduce, with the
-//! staging model's prediction (ex 5.7) beside each.
+//! staging model's prediction (ex 5.7) beside each; and, where ranks 0 and 1 share a node
+//! and have GPUs, their ping-pong device to device over CUDA IPC (`ch05::ipc_path`; else
+//! one line says why, and the column stays empty).
 //!
 //! Run: `make run CH=05 BIN=gpu [NP=2] [SOLUTION=1]` (2 ranks unless NP says otherwise:
 //! `ranks` in course.toml's `[chapter.crate]`); more ranks than GPUs on a node:
@@ -11,6 +13,7 @@
 //! `target/workbook/ch05-gpu.csv`.
 
 use ch05::gpu_node::{cuda_aware, cuda_visible_devices, local_place, visible_gpus, CudaAware};
+use ch05::ipc_path::{self, IpcPair};
 use ch05::links::Links;
 use ch05::measure::{host_allreduce, measure_links, pingpong, seconds_per, staged, tensor};
 use ch05::placement::choose_gpu;
@@ -20,6 +23,7 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use tabled::Tabled;
 use tch::Device;
+use toolkit::report::Timing;
 
 #[derive(Tabled)]
 struct Row {
@@ -29,6 +33,8 @@ struct Row {
     pp_host: String,
     #[tabled(rename = "ping-pong staged")]
     pp_staged: String,
+    #[tabled(rename = "ping-pong IPC")]
+    pp_ipc: String,
     #[tabled(rename = "allreduce host")]
     host: String,
     #[tabled(rename = "staged whole")]
@@ -128,6 +134,17 @@ fn main() {
     let p = world.size() as usize;
     let (_, on_node) = local_place(&world);
     let top = if dev == Device::Cpu { 24 } else { 28 };
+    let mut ipc = match IpcPair::open(&world, 1 << top, dev) {
+        Ok(pair) => pair,
+        Err(why) => {
+            if world.rank() == 0 {
+                println!("ping-pong IPC: skipped: {why}");
+            }
+            None
+        }
+    };
+    let ipc_open = world.rank() < 2 && ipc.is_some();
+    let ipc_any = Timing::over_ranks(&world, f64::from(u8::from(ipc_open))).max > 0.0;
     let mut rows = vec![];
     for shift in (3..=top)
         .step_by(3)
@@ -151,6 +168,11 @@ fn main() {
             } else {
                 "-".into()
             },
+            pp_ipc: if ipc_any {
+                us(ipc_path::pingpong(&world, &mut ipc, n, dev))
+            } else {
+                "-".into()
+            },
             host: us(host_allreduce(&world, n)),
             whole: us(staged(&world, n, n, dev)),
             whole_model: us(whole(&m, p, bytes)),
@@ -163,6 +185,11 @@ fn main() {
                 "-".into()
             },
         });
+    }
+    if let Some(pair) = ipc {
+        if let Err(why) = pair.close() {
+            eprintln!("rank {}: closing CUDA IPC: {why}", world.rank());
+        }
     }
     if world.rank() == 0 {
         println!(

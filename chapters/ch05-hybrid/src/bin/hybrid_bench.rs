@@ -25,6 +25,12 @@ const N: usize = 2048;
 const STEPS: usize = 20;
 const REPEATS: usize = 3;
 
+/// The grid's side, steps and repeats: the constants, or a small grid run once in a smoke
+/// run (`toolkit::bench::smoke`).
+fn sizes() -> (usize, usize, usize) {
+    bench::sized((N, STEPS, REPEATS), (256, 2, 1))
+}
+
 #[derive(Tabled)]
 struct Row {
     split: String,
@@ -56,31 +62,32 @@ fn rank_side() {
     let universe = toolkit::init();
     let world = universe.world();
     let size = world.size() as usize;
+    let (n, steps, repeats) = sizes();
     let p = Problem {
-        rows: N,
-        cols: N,
+        rows: n,
+        cols: n,
         boundary: Boundary::Fixed,
     };
     for t in 1..=(host_cores() / size).max(1) {
         let (mut best, mut exch) = (f64::MAX, 0.0);
-        for _ in 0..REPEATS {
-            let run = solve_hybrid(&world, &p, t, Variant::Threaded, STEPS, &Parts::yours())
-                .expect("2048 x 2048 splits over a few ranks");
-            let s = Timing::over_ranks(&world, run.seconds / STEPS as f64).max;
+        for _ in 0..repeats {
+            let run = solve_hybrid(&world, &p, t, Variant::Threaded, steps, &Parts::yours())
+                .expect("the grid splits over a few ranks");
+            let s = Timing::over_ranks(&world, run.seconds / steps as f64).max;
             if s < best {
                 (best, exch) = (
                     s,
-                    Timing::over_ranks(&world, run.exchange / STEPS as f64).max,
+                    Timing::over_ranks(&world, run.exchange / steps as f64).max,
                 );
             }
         }
         // The threaded update alone, one rank's whole grid, no MPI.
         let mut update = None;
         if size == 1 {
-            let (src, mut dst) = (initial_block(&p, 0, 0, N, N), initial_block(&p, 0, 0, N, N));
+            let (src, mut dst) = (initial_block(&p, 0, 0, n, n), initial_block(&p, 0, 0, n, n));
             let pool = pool(t);
             let mut best = f64::MAX;
-            for _ in 0..REPEATS * 10 {
+            for _ in 0..repeats * 10 {
                 let start = Instant::now();
                 ch05::hybrid_step::update_threaded(&pool, &src, &mut dst);
                 best = best.min(start.elapsed().as_secs_f64());
@@ -159,9 +166,10 @@ fn main() {
             points,
         });
     }
+    let (n, steps, repeats) = sizes();
     println!(
-        "heat solver {N} x {N}, {STEPS} steps (best of {REPEATS}; the update alone: best of {}), Threaded variant\n",
-        REPEATS * 10
+        "heat solver {n} x {n}, {steps} steps (best of {repeats}; the update alone: best of {}), Threaded variant\n",
+        repeats * 10
     );
     if let Err(e) = print_and_save(&rows, "ch05-hybrid-bench.csv") {
         println!("could not save the table: {e}");

@@ -5,11 +5,16 @@
 //! program is the driver: it runs itself under mpirun at NP = 2 and 4 (`toolkit::bench`)
 //! and collects one row per (NP, size, chunk).
 //! Times are medians over the repetitions (robust to a shared machine's preemptions).
-//! Each chunked row also prices the pipeline from its parts measured alone, in turns
-//! with it (one chunk's copy to the host; one chunk's allreduce and copy back),
-//! `fill + (chunks - 1) · max(copy, comm) + drain` (`overlap_check::Overlap`), and gives
-//! measured / that model: near 1 when the copy thread (CPU) or the copy engine (GPU)
-//! really runs beside MPI and nothing else gets in the way.
+//! Each chunked row also times, in turns with the pipeline, its three stages alone (one
+//! chunk's copy to the host, allreduce, copy back) and reads them from the pipeline's
+//! own timeline, and prices the pipeline from the stages alone as the code runs them
+//! (`overlap_check::Overlap`: on the CPU `fill + (chunks - 1) · max(copy, allreduce +
+//! back) + drain`, the copy back on the rank thread beside the copy thread; on a GPU
+//! `max(copy, allreduce) + back` per turn, both copies on one stream). It gives measured
+//! / that model, and measured / the same model fed the stages as timed inside the
+//! pipeline: where the first misses and the second does not, the stages slowed each
+//! other down when run together. Its last column is the time per run that allreduces
+//! took beyond 3 times their median: a rank that lost its core stalls every rank.
 //! One run per NP (16 MiB, 1 MiB chunks) is recorded on rank 0 and written as a Perfetto
 //! timeline, `target/workbook/ch05-staging-trace-np{NP}.json`, with the time the copies
 //! overlapped the rank thread's work.
@@ -19,7 +24,7 @@
 
 use ch05::gpu_node::visible_gpus;
 use ch05::measure::{measure_links, reps_for, staged_by};
-use ch05::overlap_check::{overlap_check, traced};
+use ch05::overlap_check::{overlap_check, traced, Stages};
 use ch05::staging_model::{best_chunk, pipelined, whole};
 use ch05::staging_trace::{self, COPIER, RANK};
 use mpi::traits::*;
@@ -33,6 +38,12 @@ use toolkit::report::{print_and_save, write_file};
 
 const SIZES_MIB: [usize; 2] = [16, 64];
 const NPS: [u32; 2] = [2, 4];
+
+/// The sizes (MiB), the rank counts and the fewest rounds of a row: the constants, or
+/// one small size at 2 ranks, once, in a smoke run (`toolkit::bench::smoke`).
+fn sizes() -> (&'static [usize], &'static [u32], usize) {
+    bench::sized((&SIZES_MIB[..], &NPS[..], 5), (&[4][..], &[2][..], 1))
+}
 /// A fixed chunk beside the model's best: 1 MiB.
 const FIXED_CHUNK: usize = 1 << 20;
 
@@ -50,12 +61,18 @@ struct Row {
     speedup: String,
     #[tabled(rename = "model (ex 5.7)")]
     model: String,
-    #[tabled(rename = "copy | comm, per chunk")]
-    parts: String,
+    #[tabled(rename = "copy | allreduce | back, alone")]
+    alone: String,
+    #[tabled(rename = "same, in the pipeline")]
+    inside: String,
     #[tabled(rename = "overlap model")]
     overlap_model: String,
-    #[tabled(rename = "measured / overlap model")]
+    #[tabled(rename = "measured / model")]
     ratio: String,
+    #[tabled(rename = "measured / model (stages in the pipeline)")]
+    ratio_inside: String,
+    #[tabled(rename = "allreduce stalls per run")]
+    stalls: String,
 }
 
 /// One measurement, as rank 0 prints it (`ROW {json}`).
@@ -70,13 +87,31 @@ struct Measured {
     is_best: bool,
     /// The buffers were GPU tensors (else CPU tensors: the host path only).
     on_gpu: bool,
-    /// `fill + (chunks - 1) · max(copy, comm) + drain` from the parts measured alone
-    /// (0 for the whole buffer).
+    /// The overlap model from the stages measured alone (0 for the whole buffer).
     overlap_seconds: f64,
-    /// One chunk's copy and one chunk's allreduce + copy back, each measured alone (s).
-    parts: (f64, f64),
+    /// The same model from the stages as the pipeline's timeline recorded them.
+    inside_seconds: f64,
+    /// One chunk's copy, allreduce and copy back, each measured alone (s).
+    alone: Option<(f64, f64, f64)>,
+    /// The same, inside the pipeline (s).
+    inside: Option<(f64, f64, f64)>,
+    /// Allreduce time beyond 3x its median, per run of the pipeline (s).
+    stalls: Option<f64>,
     /// The host slots MPI read were page-locked (pinned): true on a GPU.
     pinned: bool,
+}
+
+/// Stages as they travel in a `ROW` line: (copy, allreduce, copy back).
+fn triple(s: Stages) -> (f64, f64, f64) {
+    (s.copy, s.allreduce, s.back)
+}
+
+/// Stages as a table cell, in ms.
+fn stages(s: Option<(f64, f64, f64)>) -> String {
+    match s {
+        None => "-".into(),
+        Some((c, a, b)) => format!("{:.3} | {:.3} | {:.3} ms", c * 1e3, a * 1e3, b * 1e3),
+    }
 }
 
 /// What rank 0's recorded run shows (`TRACE {json}` is not needed: one line of text).
@@ -127,14 +162,15 @@ fn child() {
         }
     }
     let p = world.size() as usize;
-    for mib in SIZES_MIB {
+    let (sizes_mib, _, fewest) = sizes();
+    for &mib in sizes_mib {
         let bytes = mib << 20;
         let (best, _) = best_chunk(&m, p, bytes);
         let mut chunks = vec![bytes, FIXED_CHUNK, best];
         chunks.dedup();
         for (i, &chunk) in chunks.iter().enumerate() {
             let case = (bytes / 4, (chunk / 4).max(1), dev);
-            let rounds = reps_for(bytes).max(5);
+            let rounds = bench::sized(reps_for(bytes), 1).max(fewest);
             let (secs, parts) = if chunk == bytes {
                 (staged_by(&world, case, true), None)
             } else {
@@ -146,9 +182,9 @@ fn child() {
             } else {
                 pipelined(&m, p, bytes, chunk)
             };
-            let (overlap_seconds, parts) = match parts {
-                None => (0.0, (0.0, 0.0)),
-                Some(o) => (o.model(), (o.copy, o.comm)),
+            let (overlap_seconds, inside_seconds) = match parts {
+                None => (0.0, 0.0),
+                Some(o) => (o.model(), o.model_of(o.inside)),
             };
             if world.rank() == 0 {
                 print_row(&Measured {
@@ -160,7 +196,10 @@ fn child() {
                     is_best: i + 1 == chunks.len() && chunk != bytes,
                     on_gpu: dev != Device::Cpu,
                     overlap_seconds,
-                    parts,
+                    inside_seconds,
+                    alone: parts.map(|o| triple(o.alone)),
+                    inside: parts.map(|o| triple(o.inside)),
+                    stalls: parts.map(|o| o.stalls),
                     pinned: ch05::stream::HostBuf::<f32>::new(1, dev).is_pinned(),
                 });
             }
@@ -175,8 +214,8 @@ fn main() {
     let mut rows = vec![];
     let (mut on_gpu, mut pinned) = (false, false);
     let mut traces = vec![];
-    let mut within = vec![];
-    for (np, lines) in at_rank_counts(&NPS, Duration::from_secs(300)) {
+    let (mut within, mut within_inside) = (vec![], vec![]);
+    for (np, lines) in at_rank_counts(sizes().1, Duration::from_secs(300)) {
         let measured =
             bench::rows::<Measured>(&lines).unwrap_or_else(|e| panic!("staging_bench: {e}"));
         on_gpu |= measured.iter().any(|r| r.on_gpu);
@@ -210,10 +249,11 @@ fn main() {
                 measured: format!("{:.2} ms", secs * 1e3),
                 speedup: format!("{:.2}x", whole_s / secs),
                 model: format!("{:.2} ms", model * 1e3),
-                parts: match r.parts {
-                    (0.0, 0.0) => "-".into(),
-                    (c, a) => format!("{:.3} | {:.3} ms", c * 1e3, a * 1e3),
-                },
+                alone: stages(r.alone),
+                inside: stages(r.inside),
+                stalls: r
+                    .stalls
+                    .map_or("-".into(), |s| format!("{:.2} ms", s * 1e3)),
                 overlap_model: match r.overlap_seconds {
                     0.0 => "-".into(),
                     o => format!("{:.2} ms", o * 1e3),
@@ -222,6 +262,13 @@ fn main() {
                     0.0 => "-".into(),
                     o => {
                         within.push((secs / o - 1.0).abs() <= 0.25);
+                        format!("{:.2}", secs / o)
+                    }
+                },
+                ratio_inside: match r.inside_seconds {
+                    0.0 => "-".into(),
+                    o => {
+                        within_inside.push((secs / o - 1.0).abs() <= 0.25);
                         format!("{:.2}", secs / o)
                     }
                 },
@@ -234,10 +281,14 @@ fn main() {
         bench::load_average(),
         toolkit::report::host_cores()
     );
-    let ok = within.iter().filter(|&&w| w).count();
+    let count = |w: &[bool]| w.iter().filter(|&&w| w).count();
     println!(
-        "overlap model: {ok} of {} chunked rows within 25% of the measured time",
-        within.len()
+        "overlap model: {} of {} chunked rows within 25% of the measured time from the stages \
+         alone; {} of {} from the stages as timed inside the pipeline",
+        count(&within),
+        within.len(),
+        count(&within_inside),
+        within_inside.len()
     );
     for t in &traces {
         println!("{t}");

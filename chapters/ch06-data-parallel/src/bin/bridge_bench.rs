@@ -19,7 +19,7 @@ const RUNS: usize = 5;
 
 /// The best of `RUNS` timings of `f`, in ms.
 fn best_ms(mut f: impl FnMut()) -> f64 {
-    (0..RUNS)
+    (0..toolkit::bench::sized(RUNS, 1))
         .map(|_| {
             let start = Instant::now();
             f();

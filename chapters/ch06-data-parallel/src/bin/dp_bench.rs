@@ -30,6 +30,12 @@ const RANKS: [u32; 3] = [1, 2, 4];
 const WARMUP: u64 = 10;
 const STEPS: u64 = 100;
 const SYNCS: usize = 50;
+
+/// Warm-up steps, timed steps and syncs: the constants, or each once in a smoke run
+/// (`toolkit::bench::smoke`).
+fn counts() -> (u64, u64, usize) {
+    toolkit::bench::sized((WARMUP, STEPS, SYNCS), (1, 1, 1))
+}
 /// Bucket cap for the deep MLP: its ~34,000 gradients (136 KB) fit in one bucket.
 const DEEP_MLP_BUCKET_KIB: usize = 256;
 
@@ -96,6 +102,7 @@ fn main() {
 }
 
 fn inner(world: &SimpleCommunicator) {
+    let (warmup, steps, syncs) = counts();
     let mut cfg = Config::default();
     (cfg.common.quiet, cfg.common.device) = (true, DeviceChoice::Cpu);
     let split = data::digits().expect("digits");
@@ -104,7 +111,7 @@ fn inner(world: &SimpleCommunicator) {
     let mut t = Trainer::new(
         world,
         Config {
-            max_steps: Some(WARMUP),
+            max_steps: Some(warmup),
             ..cfg.clone()
         },
         split,
@@ -112,27 +119,27 @@ fn inner(world: &SimpleCommunicator) {
     )
     .expect("trainer");
     t.fit(&Progress { enabled: false }).expect("warm-up");
-    t.cfg.max_steps = Some(WARMUP + STEPS);
+    t.cfg.max_steps = Some(warmup + steps);
     t.cfg.epochs = u64::MAX;
     t.sync_secs = 0.0;
     world.barrier();
     let start = Instant::now();
-    while t.global_step < WARMUP + STEPS {
+    while t.global_step < warmup + steps {
         t.step();
     }
     let wall = Timing::over_ranks(world, start.elapsed().as_secs_f64()).max;
     let sync = Timing::over_ranks(world, t.sync_secs).max;
-    let samples_per_s = (STEPS as usize * cfg.common.batch) as f64 / wall;
+    let samples_per_s = (steps as usize * cfg.common.batch) as f64 / wall;
     // The CNN's sync alone, without the compute around it: pure communication.
     let reducer = MpiAllreduce::new(world);
     let mut grads: Vec<tch::Tensor> = t.params.iter().map(|p| p.grad()).collect();
     let mut buf = vec![];
     world.barrier();
     let start = Instant::now();
-    for _ in 0..SYNCS {
+    for _ in 0..syncs {
         allreduce_bucketed(&reducer, &mut grads, t.buckets(), &mut buf);
     }
-    let alone = 1e3 * Timing::over_ranks(world, start.elapsed().as_secs_f64()).max / SYNCS as f64;
+    let alone = 1e3 * Timing::over_ranks(world, start.elapsed().as_secs_f64()).max / syncs as f64;
     let bytes: usize = grads
         .iter()
         .map(|g| g.numel() * g.kind().elt_size_in_bytes())
@@ -143,7 +150,7 @@ fn inner(world: &SimpleCommunicator) {
     // The deep MLP: one backward, then time each sync SYNCS times.
     let (per_tensor, bucketed) = deep_mlp_syncs(world);
     if world.rank() == 0 {
-        let step_ms = 1e3 * wall / STEPS as f64;
+        let step_ms = 1e3 * wall / steps as f64;
         println!(
             "RESULT {samples_per_s:.1},{step_ms:.3},{:.2},{alone:.4},{per_tensor:.4},{bucketed:.4},\
              {busbw:.4},{memcpy:.3}",
@@ -186,10 +193,11 @@ fn deep_mlp_syncs(world: &SimpleCommunicator) -> (f64, f64) {
     let mut time = |f: &mut dyn FnMut(&mut [tch::Tensor])| {
         world.barrier();
         let start = Instant::now();
-        for _ in 0..SYNCS {
+        let syncs = counts().2;
+        for _ in 0..syncs {
             f(&mut grads);
         }
-        1e3 * Timing::over_ranks(world, start.elapsed().as_secs_f64()).max / SYNCS as f64
+        1e3 * Timing::over_ranks(world, start.elapsed().as_secs_f64()).max / syncs as f64
     };
     let per_tensor = time(&mut |g| allreduce_per_tensor(&reducer, g));
     let bucketed = time(&mut |g| allreduce_bucketed(&reducer, g, &buckets, &mut buf));

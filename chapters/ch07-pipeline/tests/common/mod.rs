@@ -130,6 +130,17 @@ pub fn same_as_one_process(
     Ok(())
 }
 
+/// Every value of `tensors`, as bit patterns.
+pub fn bits(tensors: &[Tensor]) -> Vec<u64> {
+    let mut all = vec![];
+    for t in tensors {
+        let mut v = Vec::<f64>::new();
+        wire::copy_out(t, &mut v);
+        all.extend(v.iter().map(|x| x.to_bits()));
+    }
+    all
+}
+
 /// A reference for one stage's step (not ex 7.5's executor): every forward in order,
 /// then every backward, blocking sends (a chain with no cycle), loss / m on the last.
 pub fn reference_ops(pipe: &SimpleCommunicator, stage: &StageModel, batch: &MicroBatches) -> f64 {

@@ -1,19 +1,22 @@
 //! The memory plot: bytes held per rank against N = 1..8 for every stage of
-//! `memory::Stage::ALL`, measured by the `zero` lab (rank 0's `held B` after one step of
+//! `budget::STAGES` (every stage the lab has), measured by the `zero` lab (rank 0's `held B` after one step of
 //! the CNN, global batch 840 so that it splits over every N), drawn as rings over the
-//! lines of the stages' formulas.
+//! lines of the stages' formulas (the lab's own `formula B`, at P).
 //!
 //! Run: `cargo run --release -p ch08-sharded --features solution --bin memory_plot --
 //! OUT.svg` (the `zero` binary of the same build must exist: `make outputs CH=08` builds
-//! both). Prints the measured table (stage, N, held B, formula at P, formula at N*S) and
-//! writes the SVG to OUT.svg. Expect held = the formula at N*S on every row.
+//! both). Prints the measured table (stage, N, held B, formula B, held - formula) and
+//! writes the SVG to OUT.svg. Expect held - formula to be the padding's share (stages 1
+//! and 2: fewer than N elements), 0 for stage 0 and for stage 3 (whose formula counts
+//! its gathered layer, 8L).
 
-use ch08::memory::{formula, Stage};
+use ch08::budget::STAGES;
+use ch08::memory::Stage;
 use std::process::Command;
 use toolkit::plot::{linear_svg_dots, Series};
 
-/// Rank 0's `held B` and the lab's P, S*N from one run of `zero` at `stage` on `n` ranks.
-fn measure(zero: &std::path::Path, stage: Stage, n: usize) -> Result<(f64, usize, usize), String> {
+/// Rank 0's `held B` and `formula B` from one run of `zero` at `stage` on `n` ranks.
+fn measure(zero: &std::path::Path, stage: Stage, n: usize) -> Result<(f64, f64), String> {
     let out = Command::new(zero)
         .args([
             "--batch",
@@ -42,27 +45,9 @@ fn measure(zero: &std::path::Path, stage: Stage, n: usize) -> Result<(f64, usize
         .lines()
         .find(|l| l.starts_with("│ 0 "))
         .ok_or_else(fail)?;
-    let held = row
-        .split('│')
-        .nth(5)
-        .and_then(|c| c.trim().parse().ok())
-        .ok_or_else(fail)?;
-    let head = text
-        .lines()
-        .find(|l| l.starts_with("zero: stage"))
-        .ok_or_else(fail)?;
-    let num = |key: &str| -> Option<usize> {
-        let rest = &head[head.find(key)? + key.len()..];
-        rest.split(|c: char| !c.is_ascii_digit())
-            .next()?
-            .parse()
-            .ok()
-    };
-    let (p, padded) = (
-        num("P = ").ok_or_else(fail)?,
-        num("N*S = ").ok_or_else(fail)?,
-    );
-    Ok((held, p, padded))
+    let cell = |k: usize| -> Option<f64> { row.split('│').nth(k)?.trim().parse().ok() };
+    // columns: rank, params, grads, Adam, held, formula (the lab's, at P), ...
+    Ok((cell(5).ok_or_else(fail)?, cell(6).ok_or_else(fail)?))
 }
 
 fn main() -> Result<(), String> {
@@ -74,25 +59,22 @@ fn main() -> Result<(), String> {
     let kb = |b: f64| b / 1000.0;
     let (mut lines, mut dots) = (vec![], vec![]);
     println!(
-        "{:<9} {:>2} {:>10} {:>12} {:>12}",
-        "stage", "N", "held B", "formula(P)", "formula(N*S)"
+        "{:<9} {:>2} {:>10} {:>12} {:>14}",
+        "stage", "N", "held B", "formula B", "held - formula"
     );
-    for &stage in Stage::ALL {
-        let (mut measured, mut p) = (vec![], 0);
+    for stage in STAGES {
+        let (mut measured, mut line) = (vec![], vec![]);
         for n in 1..=8 {
-            let (held, params, padded) = measure(&zero, stage, n)?;
-            p = params;
-            let (at_p, at_padded) = (formula(stage, params, n), formula(stage, padded, n));
+            let (held, formula) = measure(&zero, stage, n)?;
+            let over = held - formula;
             println!(
-                "{:<9} {n:>2} {held:>10} {at_p:>12.1} {at_padded:>12.1}",
+                "{:<9} {n:>2} {held:>10} {formula:>12.1} {over:>14.1}",
                 stage.name()
             );
             measured.push((n as f64, kb(held)));
+            line.push((n as f64, kb(formula)));
         }
         let name = |what: &str| format!("{} {what}", stage.name());
-        let line = (1..=8)
-            .map(|n| (n as f64, kb(formula(stage, p, n))))
-            .collect();
         lines.push(Series {
             name: name(stage.formula_text()),
             points: line,

@@ -1,6 +1,6 @@
 //! Lab: sharded data parallelism. Trains chapter 6's CNN on the UCI digits with Adam at
-//! `--stage 0` (plain data parallelism), `1` (ZeRO-1) or `2` (ZeRO-2, the default), on NP
-//! ranks (default 4), and shows what each rank holds and sends.
+//! `--stage 0` (plain data parallelism), `1` (ZeRO-1), `2` (ZeRO-2, the default) or `3`
+//! (ZeRO-3: `ch08::lab3`), on NP ranks (default 4), and shows what each rank holds and sends.
 //!
 //! Run: `make run CH=08 SOLUTION=1` (or `cargo run --release -p ch08-sharded --features
 //! solution --bin zero -- --stage 1`; `-- --help` for the flags). Expect: a header (P, S,
@@ -11,7 +11,7 @@
 //! sent in one step (counted by the harness's PMPI wrappers) against 2P(N-1)/N x 4.
 
 use ch08::config::{Collectives, Config};
-use ch08::memory::{self, RankRow, Stage};
+use ch08::memory::{self, Stage};
 use ch08::train::Trainer;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -26,6 +26,9 @@ fn main() {
 fn run(world: &SimpleCommunicator, cfg: Config) -> Result<(), String> {
     let split = ch06::data::digits()?;
     let place = trainer_kit::place::place(world, cfg.common.device, cfg.common.threads);
+    if cfg.stage == Stage::Zero3 {
+        return ch08::lab3::run(world, &cfg, &split.train, &split.test, place.threads);
+    }
     let mut t = Trainer::new(world, cfg.clone(), split.train.image_size())?;
     let (root, n) = (world.rank() == 0, world.size() as usize);
     let l = t.layout.clone();
@@ -102,45 +105,15 @@ fn run(world: &SimpleCommunicator, cfg: Config) -> Result<(), String> {
         ch08::figure::draw(world, &t.first_step, &title, &file);
     }
     // Every rank's measured figures to rank 0: held by kind, and sent in the first step.
-    let held = t.held();
-    let mine = [
-        held.params,
-        held.grads,
-        held.adam,
-        sent.unwrap_or(usize::MAX),
-    ]
-    .map(|x| x as u64);
-    let mut all = vec![0u64; 4 * n];
-    world.all_gather_into(&mine[..], &mut all[..]);
-    if !root {
-        return Ok(());
-    }
     let formula = memory::formula(cfg.stage, l.params, n);
     let sent_formula = memory::sent_formula(l.params, n);
-    let rows: Vec<RankRow> = all
-        .chunks(4)
-        .enumerate()
-        .map(|(rank, f)| {
-            let held = (f[0] + f[1] + f[2]) as usize;
-            RankRow {
-                rank,
-                params: f[0] as usize,
-                grads: f[1] as usize,
-                adam: f[2] as usize,
-                held,
-                formula: format!("{formula:.1}"),
-                over: format!("{:.1}", held as f64 - formula),
-                sent: match (cfg.collectives, f[3]) {
-                    (Collectives::Mpi, _) => "inside MPI".into(),
-                    (_, s) if s == u64::MAX => "-".into(),
-                    (_, s) => s.to_string(),
-                },
-                sent_formula: format!("{sent_formula:.1}"),
-            }
-        })
-        .collect();
+    let mpi = cfg.collectives == Collectives::Mpi;
+    let Some(rows) = memory::gather_rows(world, t.held(), sent, formula, sent_formula, mpi) else {
+        return Ok(());
+    };
     println!(
-        "bytes per rank after the last step ({}: {}, P = {}, N = {n}):",
+        "bytes per rank after the last step ({}: {}, P = {}, N = {n}; sent formula \
+         2P(N-1)/N x 4):",
         cfg.stage.name(),
         cfg.stage.formula_text(),
         l.params

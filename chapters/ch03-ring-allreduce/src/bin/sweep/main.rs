@@ -152,7 +152,7 @@ fn sweep<T: Elem>(w: &SimpleCommunicator, op: Op, table: bool) -> summary::Outco
     let (rank, p) = (w.rank() as usize, w.size() as usize);
     let (lo, hi) = (
         bytes_arg("--min-bytes", 8),
-        bytes_arg("--max-bytes", 64 << 20),
+        bytes_arg("--max-bytes", toolkit::bench::sized(64 << 20, 256 << 10)),
     );
     let pingpong = pingpong_peak(w);
     let mut machine = calibrate(w);
@@ -190,7 +190,7 @@ fn sweep<T: Elem>(w: &SimpleCommunicator, op: Op, table: bool) -> summary::Outco
         let mine_abs: Vec<f64> = xs.iter().map(|x| x.to_f64().abs()).collect();
         let mut abs = vec![0.0; n];
         w.all_reduce_into(&mine_abs[..], &mut abs[..], SystemOperation::sum());
-        let iters = ((64 << 20) / bytes.max(1)).clamp(9, 200);
+        let iters = toolkit::bench::sized(((64 << 20) / bytes.max(1)).clamp(9, 200), 2);
         // the rung this size uses, measured again now, under the same load
         let needed: Vec<usize> = [bytes].into_iter().filter(|b| LADDER.contains(b)).collect();
         for rung in calibrate_at(w, &needed) {

@@ -8,7 +8,8 @@ use std::time::Instant;
 /// The copy may use streaming stores; the scale loop, like the update, writes through the
 /// cache (each written line is read first): the two bracket what the update can reach.
 pub fn reference_bandwidths() -> (f64, f64) {
-    let n = 32 << 20; // 32 Mi f64 = 256 MiB per buffer, far beyond any cache
+    // 32 Mi f64 = 256 MiB per buffer, far beyond any cache (1 Mi in a smoke run)
+    let n = toolkit::bench::sized(32 << 20, 1 << 20);
     let (src, mut dst) = (vec![1.0f64; n], vec![0.0f64; n]);
     let (mut copy, mut scale) = (f64::INFINITY, f64::INFINITY);
     for _ in 0..5 {

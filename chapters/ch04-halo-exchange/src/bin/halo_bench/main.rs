@@ -89,10 +89,11 @@ fn child() {
             boundary: Boundary::Fixed,
         };
         let steps = (WORK / (rows * cols / size as usize) as f64).clamp(10.0, 2000.0) as usize;
+        let steps = toolkit::bench::sized(steps, 2);
         let _ = solve(&world, &p, VARIANTS[2], 2, 2, 0.0, &parts); // warm-up
         for variant in VARIANTS {
             let mut best = (f64::INFINITY, 0.0, 0.0);
-            for _ in 0..TRIALS {
+            for _ in 0..toolkit::bench::sized(TRIALS, 1) {
                 let run = solve(&world, &p, variant, steps, steps, 0.0, &parts)
                     .unwrap_or_else(|why| panic!("{why}"));
                 let per = |s: f64| Timing::over_ranks(&world, s / steps as f64).max;
@@ -130,8 +131,9 @@ fn kernels(world: &mpi::topology::SimpleCommunicator, parts: &Parts) {
             boundary: Boundary::Fixed,
         };
         let steps = (WORK / (n * n) as f64).clamp(10.0, 2000.0) as usize;
+        let steps = toolkit::bench::sized(steps, 2);
         set_kernel(kernel);
-        (0..TRIALS)
+        (0..toolkit::bench::sized(TRIALS, 1))
             .map(|_| {
                 let run = solve(world, &p, VARIANTS[0], steps, steps, 0.0, parts)
                     .unwrap_or_else(|why| panic!("{why}"));

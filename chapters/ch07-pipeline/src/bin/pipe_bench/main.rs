@@ -14,6 +14,7 @@
 //! machine's cores). On 2 cores, p = 4 oversubscribes the cores: see the notes printed
 //! under the table. Writes target/workbook/ch07/pipe_bench.csv.
 
+mod apart;
 mod choose_m;
 mod counting;
 
@@ -21,7 +22,7 @@ use ch07::pipe_config::PipeConfig;
 use ch07::pipe_train::{place, PipeTrainer};
 use ch07::plan::ScheduleKind;
 use ch07::schedule_check::{bubble_formula, check, UNIT};
-use ch07::stage_model::{whole, StageModel};
+use ch07::stage_model::{whole, Shape, StageModel};
 use ch07::wire::{Dtype, WireElem, DTYPES};
 use clap::Parser;
 use counting::{counting_transfer, HELD};
@@ -40,6 +41,10 @@ const RANKS: [u32; 3] = [1, 2, 4];
 const MICRO: [usize; 5] = [1, 2, 4, 8, 16];
 const WARMUP: u64 = 3;
 const STEPS: u64 = 40;
+/// Timed steps per row: [`STEPS`], or 1 in a smoke run (`toolkit::bench::smoke`).
+fn steps() -> u64 {
+    bench::sized(STEPS, 1)
+}
 const BATCH: usize = 256;
 const WIDTH: i64 = 128;
 const DEPTH: usize = 8;
@@ -99,8 +104,10 @@ fn main() {
         return;
     }
     let bytes = dtype.kind().elt_size_in_bytes();
-    let (mut rows, mut one, mut rates) = (vec![], f64::NAN, vec![]);
+    let (mut rows, mut one, mut rates, mut apart) = (vec![], f64::NAN, vec![], vec![]);
     for (np, lines) in at_rank_counts(&RANKS, Duration::from_secs(300)) {
+        apart
+            .extend(tagged_rows::<apart::Apart>(&lines, "APART").unwrap_or_else(|e| panic!("{e}")));
         if np == 1 {
             let rates = tagged_rows::<f64>(&lines, "ONE").unwrap_or_else(|e| panic!("{e}"));
             one = rates.first().copied().unwrap_or(f64::NAN);
@@ -144,8 +151,9 @@ fn main() {
     let cores = toolkit::report::host_cores();
     println!(
         "model: {DEPTH} residual blocks of width {WIDTH} ({}), 3-digit addition, batch {BATCH}, Adam; \
-         {WARMUP} warm-up + {STEPS} timed steps per row; this machine: {cores} core(s)",
-        dtype.name()
+         {WARMUP} warm-up + {} timed steps per row; this machine: {cores} core(s)",
+        dtype.name(),
+        steps()
     );
     println!(
         "one process: the whole model on the whole batch at once, LibTorch on {cores} thread(s); \
@@ -169,10 +177,17 @@ fn main() {
              and the measured bubble is not the schedule's alone"
         );
     }
-    choose_m::lines(&rates, BATCH, &MICRO)
+    choose_m::lines(&rates, &apart, BATCH, &MICRO)
         .iter()
         .for_each(|l| println!("{l}"));
     println!("wrote {}", path.display());
+}
+
+/// The benchmark's model: the default task, [`DEPTH`] blocks of [`WIDTH`], in `E`.
+fn shape<E: WireElem>() -> Shape {
+    let mut shape = PipeConfig::default().shape;
+    (shape.width, shape.depth, shape.dtype) = (WIDTH, DEPTH, E::DTYPE);
+    shape
 }
 
 /// Saved activations of `held` micro-batches of a batch of `rows` rows through `blocks`
@@ -188,6 +203,9 @@ fn inner<E: WireElem>(world: &SimpleCommunicator) {
     }
     let p = world.size() as usize;
     let device = place(world, false);
+    if p == 2 {
+        apart::measure::<E>(world, shape::<E>(), BATCH, &MICRO, &[2, 4]);
+    }
     for kind in [ScheduleKind::GPipe, ScheduleKind::OneFOneB] {
         for m in MICRO {
             let (bubble, rate, held) = pipeline::<E>(world, kind, m, device);
@@ -229,17 +247,16 @@ fn pipeline<E: WireElem>(
         ..PipeConfig::default()
     };
     (cfg.common.batch, cfg.common.quiet) = (BATCH, true);
-    cfg.shape.width = WIDTH;
-    (cfg.shape.depth, cfg.shape.dtype) = (DEPTH, E::DTYPE);
+    cfg.shape = shape::<E>();
     let mut t = PipeTrainer::new(world, cfg, counting_transfer::<E>(), device).expect("trainer");
     for _ in 0..WARMUP {
         t.train_step().expect("step");
     }
     HELD.with(|h| *h.borrow_mut() = (BTreeSet::new(), 0));
-    let mut bubble = 0.0;
+    let (mut bubble, steps) = (0.0, steps());
     world.barrier();
     let start = Instant::now();
-    for _ in 0..STEPS {
+    for _ in 0..steps {
         t.train_step().expect("step");
         // The step ends when its last stage does (all started together, at a barrier).
         let (mut end, mut busy) = (0.0, 0.0);
@@ -250,8 +267,8 @@ fn pipeline<E: WireElem>(
     let wall = Timing::over_ranks(world, start.elapsed().as_secs_f64()).max;
     let held = HELD.with(|h| h.borrow().1);
     (
-        bubble / STEPS as f64,
-        (STEPS as usize * BATCH) as f64 / wall,
+        bubble / steps as f64,
+        (steps as usize * BATCH) as f64 / wall,
         held,
     )
 }
@@ -261,9 +278,10 @@ fn pipeline<E: WireElem>(
 fn one_process<E: WireElem>() -> f64 {
     let cores = toolkit::report::host_cores();
     tch::set_num_threads(cores as i32);
-    let mut cfg = PipeConfig::default();
-    cfg.shape.width = WIDTH;
-    (cfg.shape.depth, cfg.shape.dtype) = (DEPTH, E::DTYPE);
+    let cfg = PipeConfig {
+        shape: shape::<E>(),
+        ..PipeConfig::default()
+    };
     let mut model = whole(cfg.shape, cfg.common.seed, Device::Cpu);
     let mut opt =
         ch07::optim::Optimizer::new(ch07::optim::Rule::Adam { lr: cfg.common.lr }, &model.params);
@@ -276,6 +294,6 @@ fn one_process<E: WireElem>() -> f64 {
     };
     (0..WARMUP).for_each(&mut step);
     let start = Instant::now();
-    (WARMUP..WARMUP + STEPS).for_each(&mut step);
-    (STEPS as usize * BATCH) as f64 / start.elapsed().as_secs_f64()
+    (WARMUP..WARMUP + steps()).for_each(&mut step);
+    (steps() as usize * BATCH) as f64 / start.elapsed().as_secs_f64()
 }

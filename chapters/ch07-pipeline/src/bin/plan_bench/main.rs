@@ -37,6 +37,10 @@ const RANKS: [u32; 2] = [2, 4];
 const MICRO: [usize; 3] = [4, 8, 16];
 const WARMUP: u64 = 3;
 const STEPS: u64 = 20;
+/// Timed steps per row: [`STEPS`], or 1 in a smoke run (`toolkit::bench::smoke`).
+fn steps() -> u64 {
+    bench::sized(STEPS, 1)
+}
 const BATCH: usize = 256;
 const WIDTH: i64 = 128;
 const DEPTH: usize = 8;
@@ -109,11 +113,12 @@ fn main() {
     let cores = toolkit::report::host_cores();
     println!(
         "model: {DEPTH} residual blocks of width {WIDTH} (f64), 3-digit addition, batch {BATCH}, \
-         Adam; {WARMUP} warm-up + {STEPS} timed steps per row; interleaved: v = 2 chunks per \
+         Adam; {WARMUP} warm-up + {} timed steps per row; interleaved: v = 2 chunks per \
          rank ({DEPTH}/(2p) blocks each); this machine: {cores} core(s), LibTorch on \
          max(1, {cores} / p) thread(s) per rank; load average (1 min) {load_before:.2} before the \
          run, {:.2} after: above the core count, other processes shared the cores and the \
          measured columns say more about them than about the schedules",
+        steps(),
         bench::load_average()
     );
     println!(
@@ -185,7 +190,8 @@ fn measure(
     let mut trace = Timeline::new();
     let (mut bubble, mut compute) = (0.0, 0.0);
     let mut start = Instant::now();
-    for step in 0..WARMUP + STEPS {
+    let steps = steps();
+    for step in 0..WARMUP + steps {
         if step == WARMUP {
             world.barrier();
             start = Instant::now();
@@ -218,8 +224,8 @@ fn measure(
     }
     let wall = Timing::over_ranks(world, start.elapsed().as_secs_f64()).max;
     (
-        bubble / STEPS as f64,
-        compute / STEPS as f64,
-        (STEPS as usize * BATCH) as f64 / wall,
+        bubble / steps as f64,
+        compute / steps as f64,
+        (steps as usize * BATCH) as f64 / wall,
     )
 }

@@ -17,7 +17,8 @@ pub fn pass_costs() -> Passes {
     tch::set_num_threads(1);
     let shape = shape();
     let stage = StageModel::new(shape, 0..DEPTH / 2, false, false, SEED, Device::Cpu);
-    ch07::pass_costs::measure(&stage, (BATCH / 8) as i64, 50)
+    let reps = toolkit::bench::sized(50, 1);
+    ch07::pass_costs::measure(&stage, (BATCH / 8) as i64, reps)
 }
 
 /// 1F1B and ZB-H1 on paper with the measured pass costs (in units of 10 us).
