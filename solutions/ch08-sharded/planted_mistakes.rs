@@ -130,14 +130,14 @@ fn adam_on_the_whole_buffer_is_named() {
 // ANCHOR: padded_slices
 /// Mistake 5 (ex 8.4): the saved slices taken with their padding, `q*S..(q+1)*S`, as if
 /// the checkpoint kept it. The last saved rank's slice is then too long.
-fn sources_with_padding(params: usize, saved: usize, new: &Layout) -> Vec<ch08::reshard::Copy> {
+fn sources_with_padding(params: usize, saved: usize, new: &Layout) -> Vec<ch08::shards::SliceCopy> {
     let s = params.div_ceil(saved);
     let want = new.mine.clone(); // and the new shard's padding too
     (0..saved)
         .filter_map(|q| {
             let have = q * s..(q + 1) * s; // the mistake: no .min(params)
             let (a, b) = (have.start.max(want.start), have.end.min(want.end));
-            (a < b).then(|| ch08::reshard::Copy {
+            (a < b).then(|| ch08::shards::SliceCopy {
                 from: q,
                 src: a - have.start..b - have.start,
                 dst: a - want.start..b - want.start,

@@ -6,31 +6,15 @@
 //! zeros. Check with `make check CH=08` (tests/reshard.rs).
 
 #![allow(unused_variables)] // the stub does not use its arguments yet
+#![allow(unused_imports)] // imported for your answer: unused until you write it
 
-use crate::shards::Layout;
-use std::ops::Range;
-
-/// One copy of a reshard: elements `src` of saved rank `from`'s slice (numbered from the
-/// start of that slice) go to elements `dst` of the new shard (numbered from its start).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Copy {
-    pub from: usize,
-    pub src: Range<usize>,
-    pub dst: Range<usize>,
-}
-
-/// The real elements of the flat buffer that saved rank `q` of `saved_ranks` holds, for
-/// `params` parameters: its shard without the padding (empty if all padding).
-pub fn saved_slice(params: usize, saved_ranks: usize, q: usize) -> Range<usize> {
-    let s = params.div_ceil(saved_ranks);
-    (q * s).min(params)..((q + 1) * s).min(params)
-}
+use crate::shards::{saved_slice, Layout, SliceCopy};
 
 // ANCHOR: sources
 /// The copies that build `new`'s shard from a checkpoint of `params` parameters saved by
 /// `saved_ranks` ranks, in flat order: together their `dst` cover `new.real()` (shifted to
 /// the shard's start) once, with no gap; what they do not cover is padding.
-pub fn sources(params: usize, saved_ranks: usize, new: &Layout) -> Vec<Copy> {
+pub fn sources(params: usize, saved_ranks: usize, new: &Layout) -> Vec<SliceCopy> {
     // TODO(ex 8.4): for each saved rank, the overlap of its slice with new.real(),
     // numbered from the slice's start (src) and from the new shard's start (dst)
     todo!("ex 8.4: which saved slices make up a new rank's shard")

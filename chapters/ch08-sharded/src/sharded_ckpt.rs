@@ -13,8 +13,8 @@
 //! ([`Saved::shard`], with `reshard`'s arithmetic). Every rank reads every shard, so that
 //! all ranks reach the same verdict without a message (the lab checks before MPI starts).
 
-use crate::reshard::{saved_slice, sources};
-use crate::shards::Layout;
+use crate::reshard::sources;
+use crate::shards::{saved_slice, Layout};
 use ch06::model::ModelKind;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;

@@ -1,5 +1,6 @@
 //! Given: a rank's shard [`Layout`] (from ex 8.1), the flat parameters that the model's
-//! tensors live in ([`FlatParams`]), and Adam over a slice ([`ShardAdam`]).
+//! tensors live in ([`FlatParams`]), Adam over a slice ([`ShardAdam`]), and a saved
+//! checkpoint's slices ([`saved_slice`], [`SliceCopy`]: ex 8.4's terms).
 //!
 //! ZeRO works on one flat buffer: the model's P parameters one after the other, padded
 //! with zeros to N * S elements so that every rank's shard has the same length S (what
@@ -78,6 +79,24 @@ impl Layout {
     pub fn real(&self) -> Range<usize> {
         self.mine.start.min(self.params)..self.mine.end.min(self.params)
     }
+}
+
+/// One copy of a reshard (ex 8.4): elements `src` of saved rank `from`'s slice (numbered
+/// from the start of that slice) go to elements `dst` of the new shard (numbered from its
+/// start).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SliceCopy {
+    pub from: usize,
+    pub src: Range<usize>,
+    pub dst: Range<usize>,
+}
+
+/// The real elements of the flat buffer that saved rank `q` of `saved_ranks` holds in a
+/// sharded checkpoint of `params` parameters: its shard without the padding (empty if all
+/// padding).
+pub fn saved_slice(params: usize, saved_ranks: usize, q: usize) -> Range<usize> {
+    let s = params.div_ceil(saved_ranks);
+    (q * s).min(params)..((q + 1) * s).min(params)
 }
 
 /// The model's parameters as one padded flat f32 buffer on the CPU: each parameter

@@ -7,7 +7,8 @@
 
 mod common;
 
-use ch08::reshard::{sources, Copy};
+use ch08::reshard::sources;
+use ch08::shards::SliceCopy;
 
 #[test]
 fn ex8_4_saved_slices_rebuild_every_new_shard() {
@@ -20,7 +21,7 @@ fn ex8_4_saved_slices_rebuild_every_new_shard() {
 fn ex8_4_a_shard_of_padding_needs_no_copy() {
     // P = 10 at M = 4: S' = 3, rank 3 owns 9..12, one real element (9) and 2 padding.
     let got = sources(10, 3, &common::reference_layout(10, 4, 3));
-    let want = [Copy {
+    let want = [SliceCopy {
         from: 2,
         src: 1..2,
         dst: 0..1,

@@ -209,7 +209,7 @@ pub fn sharded_equivalence(world: &SimpleCommunicator, zero: ZeroStep) -> Result
 /// shard's place of i, for every real element, leaving only the padding untouched.
 pub fn check_reshard(
     params: &[usize],
-    sources: impl Fn(usize, usize, &Layout) -> Vec<ch08::reshard::Copy>,
+    sources: impl Fn(usize, usize, &Layout) -> Vec<ch08::shards::SliceCopy>,
 ) -> Result<(), String> {
     for &p in params {
         for n in 1..=8.min(p) {
