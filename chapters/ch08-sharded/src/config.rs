@@ -84,16 +84,25 @@ pub fn parameter_count(kind: ModelKind) -> usize {
 pub fn check(c: &Config, ranks: usize) -> Result<(), String> {
     let run = &c.common;
     run.batch_per_rank(ranks)?;
-    if run.device != DeviceChoice::Cpu {
-        let name = if run.device == DeviceChoice::Cuda {
-            "cuda"
-        } else {
-            "auto"
-        };
-        return Err(format!(
-            "--device {name}: this lab keeps its flat buffers in host memory; run it with \
-             --device cpu (the default)"
-        ));
+    if run.device == DeviceChoice::Cuda {
+        if let Some(why) = torch_link::why_no_cuda(tch::Cuda::is_available()) {
+            return Err(format!("--device cuda: {why}"));
+        }
+    }
+    let gpu = match run.device {
+        DeviceChoice::Cpu => false,
+        DeviceChoice::Cuda => true,
+        DeviceChoice::Auto => tch::Cuda::is_available(),
+    };
+    if gpu && c.stage == Stage::Zero3 {
+        return Err("--device cuda: stage 3 keeps its layers in host memory (not staged to \
+                    the device yet): use --stage 0, 1 or 2 on the GPU, or --device cpu"
+            .into());
+    }
+    if gpu && (run.checkpoint.is_some() || run.resume) {
+        return Err("--checkpoint, --resume: sharded checkpoints read and write host \
+                    buffers; save and resume with --device cpu"
+            .into());
     }
     if run.every == 0 {
         return Err("--every must be at least 1".into());

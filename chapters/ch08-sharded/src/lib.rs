@@ -23,12 +23,14 @@
 pub mod budget;
 pub mod config;
 pub mod figure;
+pub mod fit;
 pub mod halves;
 pub mod lab3;
 pub mod layers;
 pub mod memory;
 pub mod sharded_ckpt;
 pub mod shards;
+pub mod staged;
 pub mod timed;
 pub mod train;
 pub mod trainer_ckpt;

@@ -99,9 +99,10 @@ pub fn saved_slice(params: usize, saved_ranks: usize, q: usize) -> Range<usize> 
     (q * s).min(params)..((q + 1) * s).min(params)
 }
 
-/// The model's parameters as one padded flat f32 buffer on the CPU: each parameter
-/// tensor is re-pointed at its part of it (`set_data`), so the model reads what the
-/// buffer holds, and writing the buffer (an allgather, Adam on a shard) updates the model.
+/// The model's parameters as one padded flat f32 buffer on the CPU (or, with
+/// [`FlatParams::new_on`], on a GPU): each parameter tensor is re-pointed at its part of it
+/// (`set_data`), so the model reads what the buffer holds, and writing the buffer (an
+/// allgather, Adam on a shard) updates the model.
 pub struct FlatParams {
     flat: Tensor,
     /// The model's parameter tensors, in flat order (views into the buffer).
@@ -111,8 +112,13 @@ pub struct FlatParams {
 impl FlatParams {
     /// Moves `params` (CPU f32 tensors, in the order to flatten them) into one buffer of
     /// `padded` elements (the padding zeros), keeping their values.
-    pub fn new(mut params: Vec<Tensor>, padded: usize) -> FlatParams {
-        let flat = Tensor::zeros([padded as i64], (Kind::Float, Device::Cpu));
+    pub fn new(params: Vec<Tensor>, padded: usize) -> FlatParams {
+        FlatParams::new_on(params, padded, Device::Cpu)
+    }
+
+    /// As [`FlatParams::new`], with the buffer (and so the model's tensors) on `device`.
+    pub fn new_on(mut params: Vec<Tensor>, padded: usize, device: Device) -> FlatParams {
+        let flat = Tensor::zeros([padded as i64], (Kind::Float, device));
         let mut offset = 0i64;
         for p in params.iter_mut() {
             let n = p.numel() as i64;
@@ -137,8 +143,14 @@ impl FlatParams {
         self.len() == 0
     }
 
-    /// The buffer as a slice, for MPI and for Adam.
+    /// The buffer as a tensor, on its device (`zero --device cuda`: the staged step).
+    pub fn tensor(&self) -> &Tensor {
+        &self.flat
+    }
+
+    /// The buffer as a slice, for MPI and for Adam (a CPU buffer only: a panic otherwise).
     pub fn values(&self) -> &[f32] {
+        assert_eq!(self.flat.device(), Device::Cpu, "FlatParams::values: not on the CPU");
         // SAFETY: `flat` is a contiguous CPU f32 tensor of `len()` elements that `self`
         // owns; the slice borrows `self`, so the buffer outlives it.
         unsafe { std::slice::from_raw_parts(self.flat.data_ptr() as *const f32, self.len()) }
@@ -146,6 +158,7 @@ impl FlatParams {
 
     /// The buffer as a mutable slice. The model's tensors see the writes (they are views).
     pub fn values_mut(&mut self) -> &mut [f32] {
+        assert_eq!(self.flat.device(), Device::Cpu, "FlatParams::values_mut: not on the CPU");
         // SAFETY: as in `values`; the `&mut self` borrow keeps every other Rust access to
         // the buffer out while the slice lives (the views are used only between steps).
         unsafe { std::slice::from_raw_parts_mut(self.flat.data_ptr() as *mut f32, self.len()) }
@@ -163,7 +176,12 @@ pub struct ShardAdam {
 impl ShardAdam {
     /// Adam with learning rate `lr` over `len` elements (its m and v zeros).
     pub fn new(lr: f64, len: usize) -> ShardAdam {
-        let zeros = Tensor::zeros([len as i64], (Kind::Float, Device::Cpu));
+        ShardAdam::new_on(lr, len, Device::Cpu)
+    }
+
+    /// As [`ShardAdam::new`], with m and v on `device` (for [`ShardAdam::step_tensor`]).
+    pub fn new_on(lr: f64, len: usize, device: Device) -> ShardAdam {
+        let zeros = Tensor::zeros([len as i64], (Kind::Float, device));
         ShardAdam {
             opt: Optimizer::new(Rule::Adam { lr }, &[zeros]),
             len,
@@ -245,5 +263,18 @@ impl ShardAdam {
         let mut p = [view(params.as_ptr())];
         let g = [view(grads.as_ptr())];
         self.opt.step(&mut p, &g);
+    }
+
+    /// As [`ShardAdam::step`], on tensors of m and v's device: `params` (a view, updated in
+    /// place) and `grads`, [`ShardAdam::len`] elements each.
+    pub fn step_tensor(&mut self, params: &Tensor, grads: &Tensor) {
+        assert!(
+            params.numel() == self.len && grads.numel() == self.len,
+            "Adam was given {} parameters and {} gradients for {} elements",
+            params.numel(),
+            grads.numel(),
+            self.len
+        );
+        self.opt.step(&mut [params.shallow_clone()], &[grads.shallow_clone()]);
     }
 }

@@ -7,20 +7,22 @@
 //! runs Adam on every parameter; stages 1 and 2 run ex 8.2's `zero_step`. Stage 2 drops
 //! the whole gradient after the reduce-scatter and keeps only its shard; stages 0 and 1
 //! keep the whole gradient between steps (as DDP keeps its gradient buckets), and stage 1
-//! frees the shard once Adam has used it.
+//! frees the shard once Adam has used it. On a GPU ([`Trainer::new_on`]) the same step
+//! runs with its collectives staged through host buffers (`staged`).
 
 use crate::config::{Collectives, Config};
 use crate::halves::{Halves, MpiHalves, RingHalves};
 use crate::memory::{Held, Stage};
 use crate::shards::{FlatParams, Layout, ShardAdam};
+use crate::staged::OnDevice;
 use crate::step;
+pub use crate::fit::{fit_with, sum_over_ranks, StepFn};
 use ch06::data::Dataset;
-use ch06::{flat, model, shuffle};
-use mpi::collective::SystemOperation;
+use ch06::{flat, model};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use tch::nn::{self, Module};
-use tch::{Kind, Tensor};
+use tch::{Device, Kind, Tensor};
 
 /// A rank's trainer.
 pub struct Trainer<'w> {
@@ -51,15 +53,27 @@ pub struct Trainer<'w> {
     pub ckpt_error: Option<String>,
     /// Per epoch: its seconds (the slowest rank's) and samples ([`fit_with`]).
     pub epoch_time: Vec<(f64, usize)>,
+    /// On a GPU: the gradient kept there and the host staging buffers (None on the CPU).
+    pub on_device: Option<OnDevice>,
 }
 
 impl<'w> Trainer<'w> {
     /// Builds the model with the same seed on every rank (an identical start, checked by
-    /// the caller) and the buffers of `cfg.stage`.
+    /// the caller) and the buffers of `cfg.stage`, on the CPU.
     pub fn new(
         world: &'w SimpleCommunicator,
         cfg: Config,
         image: (i64, i64),
+    ) -> Result<Self, String> {
+        Trainer::new_on(world, cfg, image, Device::Cpu)
+    }
+
+    /// As [`Trainer::new`], with the parameters, the kept gradient and Adam on `device`.
+    pub fn new_on(
+        world: &'w SimpleCommunicator,
+        cfg: Config,
+        image: (i64, i64),
+        device: Device,
     ) -> Result<Self, String> {
         let (rank, ranks) = (world.rank() as usize, world.size() as usize);
         tch::manual_seed(cfg.common.seed as i64);
@@ -75,8 +89,9 @@ impl<'w> Trainer<'w> {
             Stage::Replicated => Layout::new(count, 1, 0)?,
             _ => Layout::new(count, ranks, rank)?,
         };
-        let flat = FlatParams::new(params, layout.padded);
-        let adam = ShardAdam::new(cfg.common.lr, layout.shard);
+        let flat = FlatParams::new_on(params, layout.padded, device);
+        let adam = ShardAdam::new_on(cfg.common.lr, layout.shard, device);
+        let on_device = (device != Device::Cpu).then(|| OnDevice::new(device, cfg.stage, &layout));
         let halves: Box<dyn Halves> = match cfg.collectives {
             Collectives::Ring => Box::new(RingHalves::new(world)),
             Collectives::Mpi => Box::new(MpiHalves { world }),
@@ -98,6 +113,7 @@ impl<'w> Trainer<'w> {
             saved_at: None,
             ckpt_error: None,
             epoch_time: vec![],
+            on_device,
         };
         if t.cfg.common.resume {
             t.resume()?; // sharded checkpoints: `trainer_ckpt`
@@ -109,9 +125,10 @@ impl<'w> Trainer<'w> {
     pub fn held(&self) -> Held {
         let f32s = std::mem::size_of::<f32>();
         let grads = self.grad_full.as_ref().map_or(0, Vec::len) + self.grad_shard.len();
+        let on_device = self.on_device.as_ref().map_or(0, OnDevice::grad_bytes);
         Held {
             params: self.flat.len() * f32s,
-            grads: grads * f32s,
+            grads: grads * f32s + on_device,
             adam: self.adam.state_bytes(),
             gathered: 0,
         }
@@ -126,34 +143,44 @@ impl<'w> Trainer<'w> {
         labels: &Tensor,
         count_sent: bool,
     ) -> (f64, Option<usize>) {
+        let device = self.flat.tensor().device();
+        let (images, labels) = (&images.to_device(device), &labels.to_device(device));
         let loss = model::loss(&self.model, images, labels);
         let grads = Tensor::run_backward(&[&loss], &self.flat.params, false, false);
+        if count_sent {
+            toolkit::trace::start();
+        }
+        match self.on_device.as_mut() {
+            Some(dev) => {
+                let (world, collectives) = (self.world, self.cfg.collectives);
+                let allreduce = |full: &mut [f32]| sum_over_ranks(world, collectives, full);
+                let (l, a) = (&self.layout, &mut self.adam);
+                dev.step(self.cfg.stage, &*self.halves, &allreduce, l, &self.flat, a, &grads);
+            }
+            None => self.host_step(grads),
+        }
+        let sent = count_sent.then(|| {
+            let log = toolkit::trace::stop();
+            self.first_step = crate::figure::marked(&*self.halves, log);
+            let sends = self.first_step.iter().filter(|m| m.sent);
+            sends.map(|m| m.bytes as usize).sum()
+        });
+        self.steps += 1;
+        (loss.double_value(&[]), sent)
+    }
+
+    /// The step's communication and Adam on host buffers (the CPU).
+    fn host_step(&mut self, grads: Vec<Tensor>) {
         let mut full = self
             .grad_full
             .take()
             .unwrap_or_else(|| vec![0.0; self.layout.padded]);
         flat::pack(&grads, &mut full[..self.layout.params]);
         drop(grads);
-        if count_sent {
-            toolkit::trace::start();
-        }
         let ranks = self.world.size() as f32;
         match self.cfg.stage {
             Stage::Replicated => {
-                match self.cfg.collectives {
-                    Collectives::Ring => {
-                        let sum = ch03::allreduce_ring(self.world, &full, ch03::ops::Op::Sum);
-                        full.copy_from_slice(&sum);
-                    }
-                    Collectives::Mpi => {
-                        let send = full.clone();
-                        self.world.all_reduce_into(
-                            &send[..],
-                            &mut full[..],
-                            SystemOperation::sum(),
-                        );
-                    }
-                }
+                sum_over_ranks(self.world, self.cfg.collectives, &mut full);
                 full.iter_mut().for_each(|g| *g /= ranks);
                 self.adam.step(self.flat.values_mut(), &full);
             }
@@ -170,12 +197,6 @@ impl<'w> Trainer<'w> {
                 );
             }
         }
-        let sent = count_sent.then(|| {
-            let log = toolkit::trace::stop();
-            self.first_step = crate::figure::marked(&*self.halves, log);
-            let sends = self.first_step.iter().filter(|m| m.sent);
-            sends.map(|m| m.bytes as usize).sum()
-        });
         match self.cfg.stage {
             // ZeRO-1 keeps the whole gradient and frees its shard (Adam is done with it)
             Stage::Zero1 => (self.grad_full, self.grad_shard) = (Some(full), Vec::new()),
@@ -183,8 +204,6 @@ impl<'w> Trainer<'w> {
             Stage::Zero2 | Stage::Zero3 => drop(full),
             Stage::Replicated => self.grad_full = Some(full),
         }
-        self.steps += 1;
-        (loss.double_value(&[]), sent)
     }
 
     /// Trains `cfg.epochs` epochs (or `cfg.max_steps` steps) on `train` ([`fit_with`]);
@@ -241,6 +260,8 @@ impl<'w> Trainer<'w> {
     pub fn accuracy(&self, test: &Dataset) -> f64 {
         let idx: Vec<usize> = (0..test.len()).collect();
         let (x, y) = test.batch(&idx);
+        let device = self.flat.tensor().device();
+        let (x, y) = (x.to_device(device), y.to_device(device));
         let right = tch::no_grad(|| self.model.forward(&x).argmax(-1, false).eq_tensor(&y));
         100.0
             * right
@@ -248,55 +269,4 @@ impl<'w> Trainer<'w> {
                 .mean(Kind::Double)
                 .double_value(&[])
     }
-}
-
-/// A step of any stage: `(images, labels, count_sent)` to the batch's loss and, when
-/// counted, the bytes this rank sent.
-pub type StepFn<'a> = &'a mut dyn FnMut(&Tensor, &Tensor, bool) -> (f64, Option<usize>);
-
-/// Trains `cfg.epochs` epochs (or until `steps` reaches `cfg.max_steps`) on `train` with
-/// `step`, each rank its strided part of every global batch, skipping the first `steps`
-/// batches (done before a resume); this run's first step counts its bytes. Returns per
-/// epoch the mean loss over steps and ranks, and the bytes sent in the first step; pushes
-/// per epoch its seconds (the slowest rank's) and samples to `time`.
-pub fn fit_with(
-    world: &SimpleCommunicator,
-    cfg: &Config,
-    train: &Dataset,
-    steps: &mut u64,
-    time: &mut Vec<(f64, usize)>,
-    step: StepFn,
-) -> (Vec<f64>, Option<usize>) {
-    let (rank, ranks) = (world.rank() as usize, world.size() as usize);
-    let batch = cfg.common.batch;
-    let (mut losses, mut sent, done) = (vec![], None, *steps);
-    'epochs: for epoch in 0..cfg.epochs {
-        let order = shuffle::shuffled(train.len(), cfg.common.seed, epoch);
-        let (mut total, mut ran) = (0.0, 0);
-        let (per_epoch, start) = (train.len() / batch, std::time::Instant::now());
-        for k in 0..per_epoch {
-            if cfg.max_steps.is_some_and(|m| *steps >= m) {
-                break 'epochs;
-            }
-            if epoch * per_epoch as u64 + (k as u64) < done {
-                continue; // done before the checkpoint this run resumed from
-            }
-            let global = &order[k * batch..(k + 1) * batch];
-            let mine: Vec<usize> = global.iter().copied().skip(rank).step_by(ranks).collect();
-            let (x, y) = train.batch(&mine);
-            let (loss, s) = step(&x, &y, *steps == done);
-            sent = sent.or(s);
-            (total, ran) = (total + loss, ran + 1);
-            *steps += 1;
-        }
-        if ran > 0 {
-            let (secs, mut slowest) = (start.elapsed().as_secs_f64(), 0.0);
-            world.all_reduce_into(&secs, &mut slowest, SystemOperation::max());
-            time.push((slowest, ran * batch));
-            let mut sum = 0.0;
-            world.all_reduce_into(&(total / ran as f64), &mut sum, SystemOperation::sum());
-            losses.push(sum / ranks as f64);
-        }
-    }
-    (losses, sent)
 }

@@ -1,7 +1,8 @@
 //! Checks of the `zero` lab (every exercise together, so they pass once all are done):
 //! each stage holds what its formula says, measured from the trainer's buffers; with
 //! chapter 3's ring, each rank sends 2P(N-1)/N values per step, counted by the PMPI
-//! wrappers; bad flags fail in one line before any communication.
+//! wrappers; bad flags fail in one line before any communication, and so does `--device
+//! cuda` where no GPU can be used (with the reason).
 //!
 //! Run: `cargo test -p ch08-sharded --features solution --test zero_lab`.
 
@@ -11,7 +12,7 @@ use ch08::memory::{formula, Stage};
 use ch08::train::Trainer;
 use mpi::traits::*;
 use toolkit::mpi_test;
-use trainer_kit::testing::check_refusals;
+use trainer_kit::testing::{check_cuda_refusal, check_refusals};
 
 const STAGES: [Stage; 3] = [Stage::Replicated, Stage::Zero1, Stage::Zero2];
 
@@ -85,7 +86,7 @@ mpi_test! {
 #[test]
 fn bad_flags_fail_before_any_communication() {
     let exe = env!("CARGO_BIN_EXE_zero");
-    let cases: [(&[&str], &str); 10] = [
+    let cases: [(&[&str], &str); 8] = [
         (&["--stage", "4"], "unknown --stage `4` (0|1|2|3)"),
         (
             &["--prefetch", "on"],
@@ -108,14 +109,6 @@ fn bad_flags_fail_before_any_communication() {
             &["--collectives", "nccl"],
             "unknown --collectives `nccl` (ring|mpi)",
         ),
-        (
-            &["--device", "cuda"],
-            "--device cuda: this lab keeps its flat buffers in host memory",
-        ),
-        (
-            &["--device", "auto"],
-            "--device auto: this lab keeps its flat buffers in host memory",
-        ),
         (&["--resume"], "--resume needs --checkpoint DIR"),
         (
             &["--stage", "3", "--checkpoint", "x"],
@@ -128,4 +121,9 @@ fn bad_flags_fail_before_any_communication() {
         "30000 ranks for 26122 parameters: sharding needs at least one parameter per rank",
     )];
     check_refusals(exe, "zero", 30000, &more_ranks_than_parameters);
+}
+
+#[test]
+fn device_cuda_where_no_gpu_can_be_used_says_why_in_one_line() {
+    check_cuda_refusal(env!("CARGO_BIN_EXE_zero"), "zero");
 }

@@ -29,7 +29,7 @@ fn run(world: &SimpleCommunicator, cfg: Config) -> Result<(), String> {
     if cfg.stage == Stage::Zero3 {
         return ch08::lab3::run(world, &cfg, &split.train, &split.test, place.threads);
     }
-    let mut t = Trainer::new(world, cfg.clone(), split.train.image_size())?;
+    let mut t = Trainer::new_on(world, cfg.clone(), split.train.image_size(), place.device)?;
     let (root, n) = (world.rank() == 0, world.size() as usize);
     let l = t.layout.clone();
     ch06::flat::check_identical(world, &t.flat.params, "at the start")?;
@@ -119,6 +119,17 @@ fn run(world: &SimpleCommunicator, cfg: Config) -> Result<(), String> {
         l.params
     );
     println!("{}", toolkit::report::table(&rows));
+    if let Some(dev) = &t.on_device {
+        let bytes = dev.staging.bytes();
+        let formula = ch08::staged::staging_formula(cfg.stage, l.padded, l.shard);
+        println!(
+            "on {:?}: the table's bytes (parameters, gradient, Adam m+v); staging on the host \
+             (rank 0): {bytes} B, formula {} = {formula} B {}",
+            dev.device,
+            if cfg.stage == Stage::Replicated { "4NS" } else { "4(2NS + S)" },
+            if bytes == formula { "exactly" } else { "NOT equal" }
+        );
+    }
     let padded = memory::formula(cfg.stage, l.padded, n);
     let exact = rows.iter().all(|r| r.held as f64 == padded);
     println!(
