@@ -116,6 +116,7 @@ NP=4 step ch07-pipeline-cuda-dp2 150 $cuda "$B/pipeline" --device cuda --dp 2 --
 # Chapter 8's ZeRO-2 with its state on the GPU and its collectives staged through host
 # buffers (stage 3 stays on the CPU: the lab refuses it with --device cuda).
 NP=2 step ch08-zero-s2-cuda-np2 150 $cuda "$B/zero" --device cuda --stage 2
+step ch08-staged 180 ok "$B/ch08-sharded-staged" --test-threads=1
 
 # PyTorch eager, one process, on the same GPU: the anchors next to the runs above (the
 # same model, batch and optimizer; scripts/anchors in the repository). python3's own torch,
@@ -161,7 +162,7 @@ for f in "$RESULTS"/ch07-pipeline-*.txt; do
   fig "  $(basename "$f" .txt): $(grep -E '^ +[0-9]+ ' "$f" | tail -n 1)"
 done
 # Chapter 8: samples/s (last epoch), bytes held against the formula, host staging.
-for f in "$RESULTS"/ch08-zero-*.txt; do
+for f in "$RESULTS"/ch08-zero-*-cuda-*.txt; do
   if grep -q '^epoch' "$f"; then
     fig "  $(basename "$f" .txt): $(grep '^epoch' "$f" | tail -n 1); $(grep -m1 '^held = ' "$f"); $(grep -m1 '^on Cuda' "$f")"
   else

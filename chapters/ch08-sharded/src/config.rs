@@ -95,14 +95,18 @@ pub fn check(c: &Config, ranks: usize) -> Result<(), String> {
         DeviceChoice::Auto => tch::Cuda::is_available(),
     };
     if gpu && c.stage == Stage::Zero3 {
-        return Err("--device cuda: stage 3 keeps its layers in host memory (not staged to \
+        return Err(
+            "--device cuda: stage 3 keeps its layers in host memory (not staged to \
                     the device yet): use --stage 0, 1 or 2 on the GPU, or --device cpu"
-            .into());
+                .into(),
+        );
     }
     if gpu && (run.checkpoint.is_some() || run.resume) {
-        return Err("--checkpoint, --resume: sharded checkpoints read and write host \
+        return Err(
+            "--checkpoint, --resume: sharded checkpoints read and write host \
                     buffers; save and resume with --device cpu"
-            .into());
+                .into(),
+        );
     }
     if run.every == 0 {
         return Err("--every must be at least 1".into());

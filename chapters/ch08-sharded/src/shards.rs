@@ -150,7 +150,11 @@ impl FlatParams {
 
     /// The buffer as a slice, for MPI and for Adam (a CPU buffer only: a panic otherwise).
     pub fn values(&self) -> &[f32] {
-        assert_eq!(self.flat.device(), Device::Cpu, "FlatParams::values: not on the CPU");
+        assert_eq!(
+            self.flat.device(),
+            Device::Cpu,
+            "FlatParams::values: not on the CPU"
+        );
         // SAFETY: `flat` is a contiguous CPU f32 tensor of `len()` elements that `self`
         // owns; the slice borrows `self`, so the buffer outlives it.
         unsafe { std::slice::from_raw_parts(self.flat.data_ptr() as *const f32, self.len()) }
@@ -158,7 +162,11 @@ impl FlatParams {
 
     /// The buffer as a mutable slice. The model's tensors see the writes (they are views).
     pub fn values_mut(&mut self) -> &mut [f32] {
-        assert_eq!(self.flat.device(), Device::Cpu, "FlatParams::values_mut: not on the CPU");
+        assert_eq!(
+            self.flat.device(),
+            Device::Cpu,
+            "FlatParams::values_mut: not on the CPU"
+        );
         // SAFETY: as in `values`; the `&mut self` borrow keeps every other Rust access to
         // the buffer out while the slice lives (the views are used only between steps).
         unsafe { std::slice::from_raw_parts_mut(self.flat.data_ptr() as *mut f32, self.len()) }
@@ -275,6 +283,7 @@ impl ShardAdam {
             grads.numel(),
             self.len
         );
-        self.opt.step(&mut [params.shallow_clone()], &[grads.shallow_clone()]);
+        self.opt
+            .step(&mut [params.shallow_clone()], &[grads.shallow_clone()]);
     }
 }

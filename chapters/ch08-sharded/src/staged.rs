@@ -98,7 +98,10 @@ impl OnDevice {
         let ranks = halves.ranks() as f64;
         let mut full = Tensor::zeros([layout.padded as i64], (Kind::Float, self.device));
         let parts: Vec<Tensor> = grads.iter().map(|g| g.flatten(0, -1)).collect();
-        tch::no_grad(|| full.narrow(0, 0, layout.params as i64).copy_(&Tensor::cat(&parts, 0)));
+        tch::no_grad(|| {
+            full.narrow(0, 0, layout.params as i64)
+                .copy_(&Tensor::cat(&parts, 0))
+        });
         drop(parts);
         let s = &mut self.staging;
         full.copy_data(&mut s.grads, layout.padded); // device -> host
@@ -116,12 +119,12 @@ impl OnDevice {
         let mine = flat.tensor().narrow(0, start, len);
         adam.step_tensor(&mine, &shard);
         mine.copy_data(&mut s.params[layout.mine.clone()], layout.shard); // device -> host
-        // rsmpi lends no in-place allgather: my shard goes out of a copy (as in ex 8.2).
+                                                                          // rsmpi lends no in-place allgather: my shard goes out of a copy (as in ex 8.2).
         let out = s.params[layout.mine.clone()].to_vec();
         halves.gather_all(&out, &mut s.params);
         let mut dst = flat.tensor().shallow_clone();
         tch::no_grad(|| dst.copy_(&Tensor::from_slice(&s.params))); // host -> device
-        // ZeRO-1 keeps the whole gradient and frees its shard; ZeRO-2 the other way round.
+                                                                    // ZeRO-1 keeps the whole gradient and frees its shard; ZeRO-2 the other way round.
         self.kept = Some(if stage == Stage::Zero1 { full } else { shard });
     }
 }

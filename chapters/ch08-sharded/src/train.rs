@@ -11,12 +11,12 @@
 //! runs with its collectives staged through host buffers (`staged`).
 
 use crate::config::{Collectives, Config};
+pub use crate::fit::{fit_with, sum_over_ranks, StepFn};
 use crate::halves::{Halves, MpiHalves, RingHalves};
 use crate::memory::{Held, Stage};
 use crate::shards::{FlatParams, Layout, ShardAdam};
 use crate::staged::OnDevice;
 use crate::step;
-pub use crate::fit::{fit_with, sum_over_ranks, StepFn};
 use ch06::data::Dataset;
 use ch06::{flat, model};
 use mpi::topology::SimpleCommunicator;
@@ -155,7 +155,15 @@ impl<'w> Trainer<'w> {
                 let (world, collectives) = (self.world, self.cfg.collectives);
                 let allreduce = |full: &mut [f32]| sum_over_ranks(world, collectives, full);
                 let (l, a) = (&self.layout, &mut self.adam);
-                dev.step(self.cfg.stage, &*self.halves, &allreduce, l, &self.flat, a, &grads);
+                dev.step(
+                    self.cfg.stage,
+                    &*self.halves,
+                    &allreduce,
+                    l,
+                    &self.flat,
+                    a,
+                    &grads,
+                );
             }
             None => self.host_step(grads),
         }

@@ -126,8 +126,16 @@ fn run(world: &SimpleCommunicator, cfg: Config) -> Result<(), String> {
             "on {:?}: the table's bytes (parameters, gradient, Adam m+v); staging on the host \
              (rank 0): {bytes} B, formula {} = {formula} B {}",
             dev.device,
-            if cfg.stage == Stage::Replicated { "4NS" } else { "4(2NS + S)" },
-            if bytes == formula { "exactly" } else { "NOT equal" }
+            if cfg.stage == Stage::Replicated {
+                "4NS"
+            } else {
+                "4(2NS + S)"
+            },
+            if bytes == formula {
+                "exactly"
+            } else {
+                "NOT equal"
+            }
         );
     }
     let padded = memory::formula(cfg.stage, l.padded, n);
