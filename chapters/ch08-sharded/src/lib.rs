@@ -13,7 +13,8 @@
 //!   tensors live in, Adam over a slice), [`halves`] (the reduce-scatter and allgather the
 //!   step runs on: MPI's, or chapter 3's ring), [`memory`] (the stages and what each
 //!   holds, measured and by formula), [`figure`] (one step's messages, drawn from the
-//!   trace), [`config`] and [`train`] (the lab); [`layers`] (the model cut into FSDP
+//!   trace), [`config`], [`train`] and [`fit`] (the lab), [`staged`] (the step on a GPU,
+//!   its collectives staged through host buffers); [`layers`] (the model cut into FSDP
 //!   units, one per layer), [`zero3`] (the ZeRO-3 executor, with prefetch), [`budget`]
 //!   (`--max-mem`), [`lab3`] (the lab at stage 3), [`timed`] (the collectives timed, for
 //!   the benchmark); [`sharded_ckpt`] and [`trainer_ckpt`] (sharded checkpoints: each rank

@@ -4,7 +4,7 @@
 //! The parameters (the flat buffer the model's tensors live in), the gradient the stage
 //! keeps and Adam's m and v live on the device, and the model computes there. MPI reads
 //! and writes host memory (a plain MPI cannot read device pointers), so each collective
-//! goes through a host staging buffer, as chapter 6's staged sync does: the whole flat
+//! goes through a host staging buffer, as chapter 6's bridge stages its gradients: the whole flat
 //! gradient is copied to the host, reduce-scattered (stage 0: allreduced) there and this
 //! rank's averaged shard copied back; Adam updates the shard on the device; the shard is
 //! copied to the host, allgathered there and the whole buffer copied back.

@@ -9,6 +9,8 @@
 //! parameters, then one table row per rank: bytes held (parameters, gradients, Adam's m
 //! and v, measured from the trainer's buffers) against the stage's formula, and bytes
 //! sent in one step (counted by the harness's PMPI wrappers) against 2P(N-1)/N x 4.
+//! With `--device cuda` (stages 0 to 2), a last line: the host staging bytes against
+//! their formula (`ch08::staged`).
 
 use ch08::config::{Collectives, Config};
 use ch08::memory::{self, Stage};
