@@ -6,7 +6,8 @@
 //!
 //! Run: `cargo test -p ch08-sharded --features solution --test staged`.
 
-use ch06::model::ModelKind;
+mod common;
+
 use ch08::config::{Collectives, Config};
 use ch08::memory::{formula, Stage};
 use ch08::staged::{staging_formula, OnDevice};
@@ -19,15 +20,7 @@ use toolkit::mpi_test;
 const STAGES: [Stage; 3] = [Stage::Replicated, Stage::Zero1, Stage::Zero2];
 
 fn cfg(stage: Stage, collectives: Collectives) -> Config {
-    let mut c = Config {
-        stage,
-        collectives,
-        model: ModelKind::Mlp,
-        max_steps: Some(3),
-        ..Config::default()
-    };
-    (c.common.quiet, c.common.batch) = (true, 24);
-    c
+    common::lab_cfg(stage, collectives, 3)
 }
 
 /// A trained host-step trainer and a trained staged one (on `device`) of `stage`.

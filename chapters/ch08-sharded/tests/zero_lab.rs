@@ -6,7 +6,8 @@
 //!
 //! Run: `cargo test -p ch08-sharded --features solution --test zero_lab`.
 
-use ch06::model::ModelKind;
+mod common;
+
 use ch08::config::{Collectives, Config};
 use ch08::memory::{formula, Stage};
 use ch08::train::Trainer;
@@ -17,15 +18,7 @@ use trainer_kit::testing::{check_cuda_refusal, check_refusals};
 const STAGES: [Stage; 3] = [Stage::Replicated, Stage::Zero1, Stage::Zero2];
 
 fn cfg(stage: Stage, collectives: Collectives) -> Config {
-    let mut c = Config {
-        stage,
-        collectives,
-        model: ModelKind::Mlp,
-        max_steps: Some(2),
-        ..Config::default()
-    };
-    (c.common.quiet, c.common.batch) = (true, 24);
-    c
+    common::lab_cfg(stage, collectives, 2)
 }
 
 mpi_test! {

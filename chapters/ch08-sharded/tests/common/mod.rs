@@ -8,7 +8,9 @@
 use ch06::data::Dataset;
 use ch06::model::{self, ModelKind};
 use ch06::shuffle::shuffled;
+use ch08::config::{Collectives, Config};
 use ch08::halves::{Halves, MpiHalves};
+use ch08::memory::Stage;
 use ch08::shards::{FlatParams, Layout, ShardAdam};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -253,3 +255,17 @@ pub fn check_reshard(
     Ok(())
 }
 // ANCHOR_END: check_reshard
+
+/// The `zero` lab's settings its tests train with: chapter 6's MLP, a global batch of 24,
+/// `steps` steps in all, quiet.
+pub fn lab_cfg(stage: Stage, collectives: Collectives, steps: u64) -> Config {
+    let mut c = Config {
+        stage,
+        collectives,
+        model: ModelKind::Mlp,
+        max_steps: Some(steps),
+        ..Config::default()
+    };
+    (c.common.quiet, c.common.batch) = (true, 24);
+    c
+}
