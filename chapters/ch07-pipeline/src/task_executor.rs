@@ -12,7 +12,7 @@ use crate::addition::MicroBatches;
 use crate::plan::{rank_of, tag, Pass, Task};
 use crate::spans::{Phase, Timeline};
 use crate::stage_model::StageModel;
-use crate::wire::Transfer;
+use crate::wire::{Transfer, WireElem};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::collections::HashMap;
@@ -27,12 +27,12 @@ use tch::Tensor;
 /// once; nothing to compute on stage 0 (its input is data). `WeightGrad`: the rest, into
 /// the parameters' gradients (a backward from the same output). Returns the batch's mean
 /// loss on the rank holding the last stage, 0 elsewhere; an `Err` names the task.
-pub fn run_tasks(
+pub fn run_tasks<E: WireElem>(
     pipe: &SimpleCommunicator,
     tasks: &[Task],
     chunks: &[StageModel],
     batch: &MicroBatches,
-    io: Transfer,
+    io: Transfer<E>,
     trace: &mut Timeline,
 ) -> Result<f64, String> {
     // TODO(ex 7.9): ex 7.5's loop over tasks, one kept entry per (stage, micro-batch)

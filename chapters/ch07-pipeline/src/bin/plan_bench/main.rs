@@ -206,7 +206,7 @@ fn measure(
             tasks,
             &chunks,
             &batch,
-            learner_transfer(),
+            learner_transfer::<f64>(),
             &mut trace,
         )
         .expect("step");
