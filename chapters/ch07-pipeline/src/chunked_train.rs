@@ -54,7 +54,8 @@ pub fn layout_name(cfg: &PipeConfig) -> String {
             "{model}, interleaved 1F1B, {} chunks per rank",
             cfg.chunks()
         ),
-        other => format!("{model}, {other:?}"),
+        TrainSchedule::ZbH1 => format!("{model}, ZB-H1"),
+        TrainSchedule::Stages(kind) => format!("{model}, {kind:?}"),
     }
 }
 
