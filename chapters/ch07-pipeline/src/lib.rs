@@ -35,8 +35,8 @@ pub mod schedules;
 // [`recompute`] (what a forward keeps for its backward), [`heap`] (heap bytes in use),
 // [`optim`] (the trainer kit's optimizers), [`spans`] (timing spans, Perfetto and SVG
 // timelines), [`pipe_config`] (the flags: the kit's shared ones and the pipeline's),
-// [`pipe_ckpt`] (per-stage checkpoints in the kit's container) and [`pipe_train`] (the
-// trainer). Yours: [`transfer`] (ex 7.2), [`executor`] (ex 7.5), [`grid`] (ex 7.6).
+// [`pipe_ckpt`] (per-stage checkpoints in the kit's container), [`pipe_train`] (the
+// trainer) and [`train_loop`] (its loop, shared with [`chunked_train`]). Yours: [`transfer`] (ex 7.2), [`executor`] (ex 7.5), [`grid`] (ex 7.6).
 pub mod addition;
 pub mod choose;
 pub mod greedy;

@@ -26,7 +26,8 @@ use tch::Tensor;
 /// `Tensor::run_backward(&[out], &[input], true, false)`: keep the graph), sent back at
 /// once; nothing to compute on stage 0 (its input is data). `WeightGrad`: the rest, into
 /// the parameters' gradients (a backward from the same output). Returns the batch's mean
-/// loss on the rank holding the last stage, 0 elsewhere; an `Err` names the task.
+/// loss on the rank holding the last stage, 0 elsewhere; an `Err` names the task. `io`
+/// moves `E`s (the model's dtype, f32 or f64), one buffer of them per send.
 pub fn run_tasks<E: WireElem>(
     pipe: &SimpleCommunicator,
     tasks: &[Task],

@@ -261,6 +261,8 @@ fn help_names_the_pipeline_and_every_flag_with_its_default() {
         "--dp",
         "--checkpoint",
         "--threads",
+        "gpipe|1f1b|interleaved|zb-h1",
+        "--chunks <V>",
     ] {
         assert!(help.contains(flag), "{flag} missing:\n{help}");
     }

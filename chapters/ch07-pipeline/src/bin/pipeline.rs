@@ -6,6 +6,9 @@
 //! schedule, micro-batches), then a fixed-width line every 500 steps (--report): step, loss,
 //! exact-match accuracy on held-out problems, samples/s and the measured bubble share.
 //! `--trace FILE` also writes the last step's timeline as FILE.json and FILE.svg.
+//! `--schedule interleaved --chunks V` (V chunks per rank) and `--schedule zb-h1` run the
+//! plans of ex 7.7 and 7.8 through ex 7.9's executor (`chunked_train`), e.g. `make run
+//! CH=07 SOLUTION=1 NP=2 ARGS="--schedule interleaved --chunks 2"`.
 
 use ch07::chunked_train::ChunkedTrainer;
 use ch07::pipe_config::{PipeConfig, TrainSchedule};
