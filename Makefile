@@ -4,7 +4,7 @@
 #   make test-mpich        every test against the solutions under MPICH (installs it if missing)
 #   make doctor            pre-workshop check of this machine; ends in one line for the class chat
 #   make check [CH=NN]     your code: exercises passed / failing / not started (all chapters without CH)
-#   make run CH=NN [BIN=name] [NP=4] [SOLUTION=1] [ARGS="--flag value"]   one lab under mpirun
+#   make run CH=NN [BIN=name] [NP=4] [SOLUTION=1]   one lab under mpirun
 #   make verify            every stub fails with its own `ex N.M` message, every solution passes
 #   make book | serve      build / serve the book (book/build/index.html)
 #   make bench [CH=NN]     the benchmarks (all, or one chapter's); results under target/workbook/
@@ -94,7 +94,7 @@ run:
 	@$(if $(LAB_NP),echo "make run: NP=$(LAB_NP) (the $(LAB) lab's own rank count in course.toml; NP=N overrides it)")
 	$(if $(LAB_NP),NP=$(LAB_NP) )$(ON_CLUSTER) cargo run -q --release -p $(notdir $(call chapter_dir,$(CH))) \
 	  $(if $(SOLUTION),--features solution) \
-	  --bin $(LAB)$(if $(ARGS), -- $(ARGS))
+	  --bin $(LAB)
 
 verify:
 	$(WORKBOOK) verify
