@@ -2,8 +2,9 @@
 //! given `chunked_train` on ex 7.6-7.9): at p = 1..4 ranks (and 2 x 2 with data
 //! parallelism) interleaved 1F1B (v = 2) and ZB-H1 train like one process for several
 //! SGD steps in f64; a run stopped at a checkpoint and resumed equals one straight run bit
-//! for bit; a checkpoint saved under another schedule or chunk count is refused; bad
-//! settings fail in one line before MPI starts.
+//! for bit; a checkpoint saved under another schedule or chunk count (1F1B, ZB-H1,
+//! interleaved with 2 or 3 chunks) is refused; bad settings fail in one line before MPI
+//! starts.
 //!
 //! Run: `cargo test -p ch07-pipeline --features solution --test chunked_train`.
 
@@ -137,6 +138,9 @@ mpi_test! {
                 Err(e) => Err(format!("{under} refused {schedule:?}'s checkpoint, but with: {e}")),
             };
             let mine = refused(trainer(world, other).map(|_| ()), "the other chunked schedule");
+            toolkit::lockstep::agree(world, mine)?;
+            let three = PipeConfig { chunks: Some(3), schedule: TrainSchedule::Interleaved, ..second.clone() };
+            let mine = refused(trainer(world, three).map(|_| ()), "interleaved with 3 chunks");
             toolkit::lockstep::agree(world, mine)?;
             let one_f_one_b = PipeConfig { chunks: None, schedule: ScheduleKind::OneFOneB.into(), ..second };
             let got = PipeTrainer::new(world, one_f_one_b, learner_transfer::<f64>(), Device::Cpu);
