@@ -208,26 +208,9 @@ impl<'c, E: WireElem> ChunkedTrainer<'c, E> {
 }
 
 impl<E: WireElem> PipelineRun for ChunkedTrainer<'_, E> {
-    fn cfg(&self) -> &PipeConfig {
-        &self.cfg
-    }
-    fn world(&self) -> &SimpleCommunicator {
-        self.world
-    }
-    fn grid(&self) -> &Grid {
-        &self.grid
-    }
-    fn steps_taken(&self) -> u64 {
-        self.step
-    }
+    train_loop::run_fields!();
     fn stages(&self) -> Vec<&StageModel> {
         self.chunks.iter().collect()
-    }
-    fn trace(&self) -> &Timeline {
-        &self.trace
-    }
-    fn bubble(&self) -> f64 {
-        self.bubble
     }
     fn train_step(&mut self) -> Result<f64, String> {
         ChunkedTrainer::train_step(self)

@@ -220,26 +220,9 @@ impl<'c, E: WireElem> PipeTrainer<'c, E> {
 }
 
 impl<E: WireElem> PipelineRun for PipeTrainer<'_, E> {
-    fn cfg(&self) -> &PipeConfig {
-        &self.cfg
-    }
-    fn world(&self) -> &SimpleCommunicator {
-        self.world
-    }
-    fn grid(&self) -> &Grid {
-        &self.grid
-    }
-    fn steps_taken(&self) -> u64 {
-        self.step
-    }
+    train_loop::run_fields!();
     fn stages(&self) -> Vec<&StageModel> {
         vec![&self.stage]
-    }
-    fn trace(&self) -> &Timeline {
-        &self.trace
-    }
-    fn bubble(&self) -> f64 {
-        self.bubble
     }
     fn train_step(&mut self) -> Result<f64, String> {
         PipeTrainer::train_step(self)

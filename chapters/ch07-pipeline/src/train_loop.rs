@@ -40,6 +40,32 @@ pub trait PipelineRun {
     fn evaluate(&self, n: usize) -> f64;
 }
 
+/// The accessors of [`PipelineRun`] for a trainer with the fields `cfg`, `world`,
+/// `grid`, `step`, `trace` and `bubble` (both trainers have them).
+macro_rules! run_fields {
+    () => {
+        fn cfg(&self) -> &$crate::pipe_config::PipeConfig {
+            &self.cfg
+        }
+        fn world(&self) -> &::mpi::topology::SimpleCommunicator {
+            self.world
+        }
+        fn grid(&self) -> &$crate::grid::Grid {
+            &self.grid
+        }
+        fn steps_taken(&self) -> u64 {
+            self.step
+        }
+        fn trace(&self) -> &$crate::spans::Timeline {
+            &self.trace
+        }
+        fn bubble(&self) -> f64 {
+            self.bubble
+        }
+    };
+}
+pub(crate) use run_fields;
+
 /// Trains `t` to `cfg.steps`, printing a progress line every `cfg.report` steps on world
 /// rank 0 (unless quiet); returns the last held-out accuracy.
 pub fn fit(t: &mut impl PipelineRun) -> Result<f64, String> {
