@@ -2,7 +2,7 @@
 # Chapter 07's captures for the book beyond its labs' output:
 #   the planted mistakes, the benchmarks (pipe_bench, plan_bench, recompute_bench), the
 #   trainer's runs with and without recomputation, its traced runs,
-#   its checkpoint and resume runs, and its refusals.
+#   its checkpoint and resume runs, its interleaved and ZB-H1 runs, and its refusals.
 # `make outputs CH=07` runs the labs, then this script from the repository root
 # (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.
 set -euo pipefail
@@ -43,6 +43,18 @@ rm -rf $ckpt
   shown 4 --steps 600 --report 100; echo
   echo "\$ ls $ckpt"; ls $ckpt; echo
   shown 2 --steps 600 --checkpoint $ckpt --resume; } > $book/output/resume.txt
+# The plans by rank on the trainer: 1F1B, interleaved 1F1B and ZB-H1 on the same model,
+# then an interleaved run stopped, resumed, and its files refused by another schedule.
+{ for s in "1f1b" "interleaved --chunks 2" "zb-h1"; do
+    shown 2 --schedule $s --steps 1000 --report 250; echo
+  done; } > $book/output/train-chunked.txt
+ckpt=target/workbook/ckpt07-chunked
+rm -rf $ckpt
+{ shown 2 --schedule interleaved --steps 300 --report 100 --checkpoint $ckpt --every 100; echo
+  shown 2 --schedule interleaved --steps 600 --report 100 --checkpoint $ckpt --resume; echo
+  shown 2 --schedule interleaved --steps 600 --report 100; echo
+  echo "\$ ls $ckpt"; ls $ckpt; echo
+  shown 2 --schedule zb-h1 --steps 600 --checkpoint $ckpt --resume; } > $book/output/resume-chunked.txt
 { shown 4 --device cuda; shown 4 --dp 3; shown 4 --depth 2; } > $book/output/refusals.txt
 { echo '$ cargo test -p ch07-pipeline --features solution --test planted_mistakes -- --nocapture --test-threads=1'
   cargo test -q -p ch07-pipeline --features solution --test planted_mistakes -- --nocapture --test-threads=1 2>&1 \

@@ -4,7 +4,7 @@ use crate::addition::MicroBatches;
 use crate::plan::{rank_of, tag, Pass, Task};
 use crate::spans::{Phase, Timeline};
 use crate::stage_model::StageModel;
-use crate::wire::Transfer;
+use crate::wire::{Transfer, WireElem};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::collections::HashMap;
@@ -22,12 +22,12 @@ enum Kept {
 // ANCHOR: run_tasks
 /// Runs this rank's `tasks` over its `chunks` (stage `c * p + r`), accumulating the
 /// gradients of the batch's mean loss in their parameters.
-pub fn run_tasks(
+pub fn run_tasks<E: WireElem>(
     pipe: &SimpleCommunicator,
     tasks: &[Task],
     chunks: &[StageModel],
     batch: &MicroBatches,
-    io: Transfer,
+    io: Transfer<E>,
     trace: &mut Timeline,
 ) -> Result<f64, String> {
     let (r, p) = (pipe.rank() as usize, pipe.size() as usize);
@@ -38,7 +38,7 @@ pub fn run_tasks(
         Pass::Backward | Pass::InputGrad => t.stage > 0,
         Pass::WeightGrad => false,
     };
-    let mut bufs = vec![Vec::<f64>::new(); tasks.iter().filter(sends).count()];
+    let mut bufs = vec![Vec::<E>::new(); tasks.iter().filter(sends).count()];
     let mut loss_sum = 0.0;
     mpi::request::scope(|scope| {
         let mut slots = bufs.iter_mut();

@@ -35,8 +35,8 @@ pub mod schedules;
 // [`recompute`] (what a forward keeps for its backward), [`heap`] (heap bytes in use),
 // [`optim`] (the trainer kit's optimizers), [`spans`] (timing spans, Perfetto and SVG
 // timelines), [`pipe_config`] (the flags: the kit's shared ones and the pipeline's),
-// [`pipe_ckpt`] (per-stage checkpoints in the kit's container) and [`pipe_train`] (the
-// trainer). Yours: [`transfer`] (ex 7.2), [`executor`] (ex 7.5), [`grid`] (ex 7.6).
+// [`pipe_ckpt`] (per-stage checkpoints in the kit's container), [`pipe_train`] (the
+// trainer) and [`train_loop`] (its loop, shared with [`chunked_train`]). Yours: [`transfer`] (ex 7.2), [`executor`] (ex 7.5), [`grid`] (ex 7.6).
 pub mod addition;
 pub mod choose;
 pub mod greedy;
@@ -50,6 +50,8 @@ pub mod pipe_train;
 pub mod recompute;
 pub mod spans;
 pub mod stage_model;
+/// What both trainers share: the loop, the evaluation, the gathered timeline.
+pub mod train_loop;
 pub mod wire;
 
 #[cfg_attr(
@@ -74,6 +76,8 @@ pub mod grid;
 // Given: [`rank_check`] (the checker for plans by rank: a rank holds several stages, a
 // backward may be split), [`pass_costs`] (what each pass costs, in CPU time). Yours:
 // [`rank_schedules`] (ex 7.7 interleaved 1F1B, ex 7.8 ZB-H1), [`task_executor`] (ex 7.9).
+/// The trainer for plans by rank (interleaved 1F1B, ZB-H1), on ex 7.7-7.9.
+pub mod chunked_train;
 pub mod pass_costs;
 pub mod rank_check;
 

@@ -5,11 +5,12 @@
 //! and shape, step, stage, stages, then every tensor (parameters, then the optimizer's
 //! state) as name, shape and f64 values: a resumed run continues bit for bit.
 
-use crate::stage_model::Shape;
+use crate::optim::Optimizer;
+use crate::stage_model::{Shape, StageModel};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use tch::Tensor;
-use trainer_kit::ckpt::{same_model, Format, Reader, SealError, Writer};
+use trainer_kit::ckpt::{self, same_model, Format, Reader, SealError, Writer};
 
 /// The file format of a stage checkpoint.
 const FORMAT: Format = Format {
@@ -28,6 +29,21 @@ pub fn model_name(shape: &Shape) -> String {
         "{}-digit addition, {} blocks of width {}",
         shape.task.digits, shape.depth, shape.width
     )
+}
+
+/// A stage's parameters and its optimizer's state, named (what its checkpoint holds;
+/// shallow clones).
+pub fn state(stage: &StageModel, opt: &Optimizer) -> Vec<(String, Tensor)> {
+    let names = &stage.names;
+    let mut named = ckpt::named("", names, stage.params.iter().map(Tensor::shallow_clone));
+    for (tag, list) in [("adam_m.", &opt.m), ("adam_v.", &opt.v)] {
+        named.extend(ckpt::named(
+            tag,
+            names,
+            list.iter().map(Tensor::shallow_clone),
+        ));
+    }
+    named
 }
 
 // ANCHOR: save

@@ -32,9 +32,14 @@ pub struct PipeConfig {
     /// Plain SGD instead of Adam (the equivalence checks)
     #[arg(long)]
     pub sgd: bool,
-    /// The pipeline schedule: gpipe or 1f1b
-    #[arg(long, value_name = "gpipe|1f1b", value_parser = one_of("--schedule", SCHEDULES), default_value = "1f1b")]
-    pub schedule: ScheduleKind,
+    /// The pipeline schedule: gpipe or 1f1b (one stage per rank), interleaved (1F1B over
+    /// --chunks stages per rank) or zb-h1 (1F1B with each backward split, zero-bubble H1)
+    #[arg(long, value_name = "gpipe|1f1b|interleaved|zb-h1", value_parser = one_of("--schedule", SCHEDULES), default_value = "1f1b")]
+    pub schedule: TrainSchedule,
+    /// Model chunks per rank with --schedule interleaved (at least 2; 2 if not given):
+    /// the blocks cut into V x stages chunks, chunk c of stage s holding part c x stages + s
+    #[arg(long, value_name = "V")]
+    pub chunks: Option<usize>,
     /// What a forward keeps for its backward: its graph (none), or only the stage's input,
     /// the backward running the forward again (stage)
     #[arg(long, value_name = "none|stage", value_parser = one_of("--recompute", RECOMPUTE), default_value = "none")]
@@ -65,11 +70,51 @@ impl PipeConfig {
     }
 }
 
+/// The trainer's schedules: a per-stage schedule (one stage per rank, run by ex 7.5's
+/// executor) or a plan by rank (ex 7.7, 7.8, run by ex 7.9's executor).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum TrainSchedule {
+    /// GPipe or 1F1B, one stage per rank.
+    Stages(ScheduleKind),
+    /// Interleaved 1F1B (ex 7.7), `--chunks` stages per rank.
+    Interleaved,
+    /// ZB-H1 (ex 7.8), one stage per rank, each backward split in two.
+    ZbH1,
+}
+
+impl From<ScheduleKind> for TrainSchedule {
+    fn from(kind: ScheduleKind) -> Self {
+        TrainSchedule::Stages(kind)
+    }
+}
+
+impl std::fmt::Debug for TrainSchedule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TrainSchedule::Stages(kind) => kind.fmt(f),
+            TrainSchedule::Interleaved => f.write_str("Interleaved1F1B"),
+            TrainSchedule::ZbH1 => f.write_str("ZbH1"),
+        }
+    }
+}
+
 /// `--schedule`'s values.
-const SCHEDULES: &[(&str, ScheduleKind)] = &[
-    ("gpipe", ScheduleKind::GPipe),
-    ("1f1b", ScheduleKind::OneFOneB),
+const SCHEDULES: &[(&str, TrainSchedule)] = &[
+    ("gpipe", TrainSchedule::Stages(ScheduleKind::GPipe)),
+    ("1f1b", TrainSchedule::Stages(ScheduleKind::OneFOneB)),
+    ("interleaved", TrainSchedule::Interleaved),
+    ("zb-h1", TrainSchedule::ZbH1),
 ];
+
+impl PipeConfig {
+    /// Model chunks per rank: `--chunks` (2 if not given) with interleaved, else 1.
+    pub fn chunks(&self) -> usize {
+        match self.schedule {
+            TrainSchedule::Interleaved => self.chunks.unwrap_or(2),
+            _ => self.chunks.unwrap_or(1),
+        }
+    }
+}
 
 // ANCHOR: check
 /// The checks that need no communication.
@@ -81,10 +126,32 @@ pub fn check(c: &PipeConfig, ranks: usize) -> Result<(), String> {
             c.dp
         ));
     }
-    let stages = ranks / c.dp;
+    let v = c.chunks();
+    match c.schedule {
+        TrainSchedule::Interleaved if v < 2 => {
+            return Err(format!(
+                "--chunks {v}: interleaved needs at least 2 chunks per rank"
+            ));
+        }
+        TrainSchedule::Stages(_) | TrainSchedule::ZbH1 if v != 1 => {
+            return Err(format!(
+                "--chunks {v}: only --schedule interleaved holds several chunks per rank"
+            ));
+        }
+        TrainSchedule::Stages(_) => {}
+        _ if c.recompute != Recompute::None => {
+            return Err("--recompute stage runs with --schedule gpipe or 1f1b only".into());
+        }
+        _ => {}
+    }
+    let stages = v * ranks / c.dp;
     if stages > c.shape.depth {
+        let chunks = match v {
+            1 => String::new(),
+            _ => format!(" ({} ranks x {v} chunks)", ranks / c.dp),
+        };
         return Err(format!(
-            "{stages} stages but the model has {} blocks: at most one stage per block (use --depth {stages} or fewer ranks)",
+            "{stages} stages{chunks} but the model has {} blocks: at most one stage per block (use --depth {stages} or fewer ranks)",
             c.shape.depth
         ));
     }

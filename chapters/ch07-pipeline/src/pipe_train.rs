@@ -8,22 +8,21 @@
 //! (`choose::schedule_for`), moving tensors with ex 7.2's transfer; the stage's gradients
 //! are averaged over the replicas (ex 7.6); the optimizer steps.
 
-use crate::addition::{exact_matches, micro_batches};
+use crate::addition::micro_batches;
 use crate::executor::run_ops;
 use crate::grid::{allreduce_mean, make_grid, Grid};
 use crate::optim::{Optimizer, Rule};
-use crate::pipe_config::PipeConfig;
+use crate::pipe_config::{PipeConfig, TrainSchedule};
 use crate::plan::Action;
 use crate::spans::Timeline;
 use crate::stage_model::StageModel;
+use crate::train_loop::{self, PipelineRun};
 use crate::wire::{self, Transfer, WireElem};
 use crate::{choose, pipe_ckpt};
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
-use std::time::Instant;
 use tch::{Device, Tensor};
-use trainer_kit::ckpt;
 use trainer_kit::cli::DeviceChoice;
 
 /// Ex 7.2's pair, the transfer the trainer runs with (`E`s on the wire).
@@ -92,7 +91,10 @@ impl<'c, E: WireElem> PipeTrainer<'c, E> {
             false => Rule::Adam { lr: cfg.common.lr },
         };
         let opt = Optimizer::new(rule, &stage.params);
-        let ops = choose::schedule_for(cfg.schedule, pp, cfg.micro)[grid.stage].clone();
+        let TrainSchedule::Stages(kind) = cfg.schedule else {
+            return Err(format!("{:?} runs in chunked_train", cfg.schedule));
+        };
+        let ops = choose::schedule_for(kind, pp, cfg.micro)[grid.stage].clone();
         let mut t = PipeTrainer {
             cfg,
             world,
@@ -126,20 +128,7 @@ impl<'c, E: WireElem> PipeTrainer<'c, E> {
 
     /// Parameters and optimizer state, named (what a checkpoint holds; shallow clones).
     fn state(&self) -> Vec<(String, Tensor)> {
-        let names = &self.stage.names;
-        let mut named = ckpt::named(
-            "",
-            names,
-            self.stage.params.iter().map(Tensor::shallow_clone),
-        );
-        for (tag, list) in [("adam_m.", &self.opt.m), ("adam_v.", &self.opt.v)] {
-            named.extend(ckpt::named(
-                tag,
-                names,
-                list.iter().map(Tensor::shallow_clone),
-            ));
-        }
-        named
+        pipe_ckpt::state(&self.stage, &self.opt)
     }
 
     // ANCHOR: step
@@ -184,87 +173,21 @@ impl<'c, E: WireElem> PipeTrainer<'c, E> {
     // ANCHOR_END: step
 
     /// Exact-match accuracy (%) on `n` held-out problems, through the pipeline (no
-    /// gradients, plain blocking sends: a chain has no cycle); the same on every rank.
+    /// gradients); the same on every rank.
     pub fn evaluate(&self, n: usize) -> f64 {
-        let (pipe, s, p) = (&self.grid.pipeline, self.grid.stage, self.grid.pp);
-        let (x, y) = self.cfg.shape.task.test_set(self.cfg.common.seed, n);
-        let mut right = 0i64;
-        for (xc, yc) in x.split(256, 0).iter().zip(y.split(256, 0)) {
-            let rows = xc.size()[0];
-            let input = match s {
-                0 => xc.to_device(self.stage.device),
-                _ => {
-                    let (v, _) = pipe.process_at_rank(s as i32 - 1).receive_vec::<E>();
-                    wire::copy_in(&v, &self.stage.in_shape(rows), self.stage.device)
-                }
-            };
-            let out = tch::no_grad(|| self.stage.forward(&input));
-            if s + 1 < p {
-                let mut buf = Vec::<E>::new();
-                wire::copy_out(&out, &mut buf);
-                pipe.process_at_rank(s as i32 + 1).send(&buf[..]);
-            } else {
-                right += exact_matches(&out.to_device(Device::Cpu), &yc);
-            }
-        }
-        let counts = s + 1 == p && self.grid.replica == 0; // one last stage counts, once
-        let mine = if counts { right as f64 } else { 0.0 };
-        let mut total = 0.0;
-        self.world
-            .all_reduce_into(&mine, &mut total, SystemOperation::sum());
-        100.0 * total / n as f64
+        let stages = [&self.stage];
+        train_loop::evaluate::<E>(self.world, &self.grid, &self.cfg, &stages, n)
     }
 
-    /// Trains to `cfg.steps`, printing a progress line every `cfg.report` steps on world
-    /// rank 0 (unless quiet); returns the last held-out accuracy.
+    /// Trains to `cfg.steps` ([`train_loop::fit`]); returns the last held-out accuracy.
     pub fn fit(&mut self) -> Result<f64, String> {
-        let root = self.world.rank() == 0;
-        let mut acc = self.evaluate(1000);
-        let (mut since, mut samples, mut bubble_sum, mut n) = (Instant::now(), 0usize, 0.0, 0u64);
-        if root && !self.cfg.common.quiet {
-            println!(
-                "{:>6}  {:>8}  {:>9}  {:>10}  {:>7}",
-                "step", "loss", "accuracy", "samples/s", "bubble"
-            );
-        }
-        while self.step < self.cfg.steps {
-            let loss = self.train_step()?;
-            let mut b = 0.0;
-            self.world
-                .all_reduce_into(&self.bubble, &mut b, SystemOperation::sum());
-            bubble_sum += b / self.world.size() as f64;
-            (samples, n) = (samples + self.cfg.common.batch, n + 1);
-            if self.step.is_multiple_of(self.cfg.report) || self.step == self.cfg.steps {
-                let rate = samples as f64 / since.elapsed().as_secs_f64();
-                acc = self.evaluate(1000);
-                if root && !self.cfg.common.quiet {
-                    println!(
-                        "{:>6}  {loss:>8.4}  {acc:>8.1}%  {rate:>10.0}  {:>6.1}%",
-                        self.step,
-                        100.0 * bubble_sum / n as f64
-                    );
-                }
-                (since, samples, bubble_sum, n) = (Instant::now(), 0, 0.0, 0);
-            }
-        }
-        Ok(acc)
+        train_loop::fit(self)
     }
 
     /// Every stage's spans of the last step, on world rank 0 of replica 0 (`None`
-    /// elsewhere): each stage sends its own to stage 0 of its pipeline.
+    /// elsewhere).
     pub fn gather_trace(&self) -> Option<Vec<Vec<crate::spans::Span>>> {
-        let pipe = &self.grid.pipeline;
-        let mine = self.trace.flat();
-        if self.grid.stage > 0 {
-            pipe.process_at_rank(0).send(&mine[..]);
-            return None;
-        }
-        let mut all = vec![Timeline::from_flat(&mine)];
-        for s in 1..self.grid.pp {
-            let (v, _) = pipe.process_at_rank(s as i32).receive_vec::<f64>();
-            all.push(Timeline::from_flat(&v));
-        }
-        (self.grid.replica == 0).then_some(all)
+        train_loop::gather_trace(&self.grid, &self.trace)
     }
 
     /// Fault injection for the tests: `CH07_KILL_RANK=r CH07_KILL_AT_STEP=n` kills world
@@ -293,5 +216,18 @@ impl<'c, E: WireElem> PipeTrainer<'c, E> {
             }
             _ => Ok(()),
         }
+    }
+}
+
+impl<E: WireElem> PipelineRun for PipeTrainer<'_, E> {
+    train_loop::run_fields!();
+    fn stages(&self) -> Vec<&StageModel> {
+        vec![&self.stage]
+    }
+    fn train_step(&mut self) -> Result<f64, String> {
+        PipeTrainer::train_step(self)
+    }
+    fn evaluate(&self, n: usize) -> f64 {
+        PipeTrainer::evaluate(self, n)
     }
 }

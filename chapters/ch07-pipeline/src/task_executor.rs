@@ -12,7 +12,7 @@ use crate::addition::MicroBatches;
 use crate::plan::{rank_of, tag, Pass, Task};
 use crate::spans::{Phase, Timeline};
 use crate::stage_model::StageModel;
-use crate::wire::Transfer;
+use crate::wire::{Transfer, WireElem};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::collections::HashMap;
@@ -26,13 +26,14 @@ use tch::Tensor;
 /// `Tensor::run_backward(&[out], &[input], true, false)`: keep the graph), sent back at
 /// once; nothing to compute on stage 0 (its input is data). `WeightGrad`: the rest, into
 /// the parameters' gradients (a backward from the same output). Returns the batch's mean
-/// loss on the rank holding the last stage, 0 elsewhere; an `Err` names the task.
-pub fn run_tasks(
+/// loss on the rank holding the last stage, 0 elsewhere; an `Err` names the task. `io`
+/// moves `E`s (the model's dtype, f32 or f64), one buffer of them per send.
+pub fn run_tasks<E: WireElem>(
     pipe: &SimpleCommunicator,
     tasks: &[Task],
     chunks: &[StageModel],
     batch: &MicroBatches,
-    io: Transfer,
+    io: Transfer<E>,
     trace: &mut Timeline,
 ) -> Result<f64, String> {
     // TODO(ex 7.9): ex 7.5's loop over tasks, one kept entry per (stage, micro-batch)

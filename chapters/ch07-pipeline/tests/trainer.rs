@@ -56,7 +56,7 @@ mpi_test! {
         let k = 3; // steps before the stop
         // GPipe on 2 ranks, 1F1B (the default) on 2 pipelines of 2 stages.
         let schedule = if dp == 1 { ScheduleKind::GPipe } else { ScheduleKind::OneFOneB };
-        let straight_cfg = PipeConfig { dp, schedule, ..tiny(2 * k) };
+        let straight_cfg = PipeConfig { dp, schedule: schedule.into(), ..tiny(2 * k) };
         let mut straight = PipeTrainer::new(world, straight_cfg.clone(), learner_transfer::<f64>(), Device::Cpu)?;
         let straight_losses = train(&mut straight)?;
         // The first half, writing its checkpoint at step k; then a fresh trainer resumes.
@@ -261,6 +261,8 @@ fn help_names_the_pipeline_and_every_flag_with_its_default() {
         "--dp",
         "--checkpoint",
         "--threads",
+        "gpipe|1f1b|interleaved|zb-h1",
+        "--chunks <V>",
     ] {
         assert!(help.contains(flag), "{flag} missing:\n{help}");
     }

@@ -25,10 +25,16 @@ where
     let code = match job(&world) {
         Ok(()) => 0,
         Err(why) => {
-            match report {
-                Report::RankZero if world.rank() != 0 => {}
-                Report::RankZero => eprintln!("{program}: {why}"),
-                Report::EveryRank => eprintln!("{program}: rank {}: {why}", world.rank()),
+            // One write per line: the ranks' lines reach mpirun's stderr whole, never
+            // spliced into each other (`eprintln!` may write its pieces one by one).
+            let line = match report {
+                Report::RankZero if world.rank() != 0 => None,
+                Report::RankZero => Some(format!("{program}: {why}\n")),
+                Report::EveryRank => Some(format!("{program}: rank {}: {why}\n", world.rank())),
+            };
+            if let Some(line) = line {
+                use std::io::Write;
+                let _ = std::io::stderr().write_all(line.as_bytes());
             }
             1
         }

@@ -243,7 +243,7 @@ fn pipeline<E: WireElem>(
 ) -> (f64, f64, usize) {
     let mut cfg = PipeConfig {
         micro: m,
-        schedule: kind,
+        schedule: kind.into(),
         ..PipeConfig::default()
     };
     (cfg.common.batch, cfg.common.quiet) = (BATCH, true);

@@ -46,7 +46,7 @@ const WIDTH: i64 = 128;
 const DEPTH: usize = 8;
 const SEED: u64 = 7;
 
-/// The model: the trainer's task, WIDTH x DEPTH, in f64 (ex 7.9's executor moves f64).
+/// The model: the trainer's task, WIDTH x DEPTH, in f64 (the rows the book shows were measured so).
 fn shape() -> Shape {
     let trainer = ch07::pipe_config::PipeConfig::default().shape;
     Shape {
@@ -206,7 +206,7 @@ fn measure(
             tasks,
             &chunks,
             &batch,
-            learner_transfer(),
+            learner_transfer::<f64>(),
             &mut trace,
         )
         .expect("step");
