@@ -6,7 +6,9 @@
 #   ch06: `train` (CNN, UCI digits, global batch 64, SGD momentum 0.9) against DDP (gloo),
 #         scripts/anchors/ddp_cnn.py; samples/s = the median over epochs 3.. of each run;
 #   ch07: `pipeline` (f32, Adam, p = 2) against torch.distributed.pipelining (gloo),
-#         scripts/anchors/pipe_mlp.py, Schedule1F1B and ScheduleGPipe, at the default size
+#         scripts/anchors/pipe_mlp.py, Schedule1F1B, ScheduleGPipe and
+#         ScheduleInterleaved1F1B (2 stages per rank: ours --schedule interleaved --chunks 2),
+#         at the default size
 #         (width 96, batch 128, m = 4) and a compute-bound one (width 512, batch 256, m = 8);
 #         samples/s over the timed steps after a warm-up as long;
 #   ch08: `zero` (CNN, UCI digits, global batch 48, Adam) at --stage 1 against
@@ -77,9 +79,15 @@ def torch_ch06(_env):
 SIZES = [("default", 96, 128, 4, 140), ("compute-bound", 512, 256, 8, 40)]
 
 
+def chunks(schedule):
+    """The flags that give each rank 2 stages under the interleaved schedule."""
+    return ["--chunks", "2"] if schedule == "interleaved" else []
+
+
 def ours_ch07(env, schedule, width, batch, m, steps):
     window = steps // 2  # three report windows: one warm-up, two timed
-    out = run([release_bin("pipeline"), "--schedule", schedule, "--width", str(width),
+    out = run([release_bin("pipeline"), "--schedule", schedule, *chunks(schedule),
+               "--width", str(width),
                "--batch", str(batch), "--micro", str(m), "--dtype", "f32",
                "--steps", str(3 * window), "--report", str(window)], env=dict(env, NP=str(NP)))
     rates = [float(m.group(1)) for m in re.finditer(r"^\s*\d+\s+\S+\s+\S+%\s+([\d.]+)", out, re.M)]
@@ -89,7 +97,8 @@ def ours_ch07(env, schedule, width, batch, m, steps):
 
 
 def torch_ch07(_env, schedule, width, batch, m, steps):
-    out = run(torchrun("pipe_mlp.py", ["--schedule", schedule, "--width", str(width),
+    out = run(torchrun("pipe_mlp.py", ["--schedule", schedule, *chunks(schedule),
+                                       "--width", str(width),
                                        "--batch", str(batch), "--micro", str(m),
                                        "--dtype", "f32", "--warmup", str(steps // 2),
                                        "--steps", str(steps)]))
@@ -139,7 +148,8 @@ def main():
     jobs = [("06", f"CNN, UCI digits, NP={NP}, batch 64, SGD momentum; ours vs DDP (gloo)",
              ours_ch06, torch_ch06, ())]
     for name, width, batch, m, steps in SIZES:
-        for sched, label in [("1f1b", "1F1B"), ("gpipe", "GPipe")]:
+        for sched, label in [("1f1b", "1F1B"), ("gpipe", "GPipe"),
+                             ("interleaved", "interleaved 1F1B (2 stages per rank)")]:
             what = (f"{label}, p={NP}, {name}: 8 blocks of width {width}, batch {batch}, "
                     f"m={m}, Adam, f32")
             jobs.append(("07", what, ours_ch07, torch_ch07, (sched, width, batch, m, steps)))

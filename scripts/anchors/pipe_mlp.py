@@ -7,6 +7,8 @@
 # even cut of the blocks: toolkit::split::block_range). Part of `make anchors`
 # (scripts/anchors/anchors.py); alone:
 #   torchrun --nproc-per-node=2 scripts/anchors/pipe_mlp.py --schedule 1f1b --width 96
+# `--schedule interleaved --chunks V` gives each rank V stages (stage c*p + rank, as
+# chapters/ch07-pipeline/src/chunked_train.rs does) under ScheduleInterleaved1F1B.
 # Prints `RATE <samples/s>` (the last stage, over the timed steps) on the last rank.
 # Started without torchrun it is one process: the whole model on one device, each step one
 # forward and backward of the whole batch, eager (PyTorch's way to train this model on one
@@ -22,7 +24,8 @@ import torch
 import torch.distributed as dist
 import torch.nn as nn
 import torch.nn.functional as F
-from torch.distributed.pipelining import PipelineStage, Schedule1F1B, ScheduleGPipe
+from torch.distributed.pipelining import (PipelineStage, Schedule1F1B, ScheduleGPipe,
+                                          ScheduleInterleaved1F1B)
 
 import gloo
 
@@ -88,7 +91,8 @@ def loss_fn(logits, targets):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--schedule", choices=["1f1b", "gpipe"], default="1f1b")
+    ap.add_argument("--schedule", choices=["1f1b", "gpipe", "interleaved"], default="1f1b")
+    ap.add_argument("--chunks", type=int, default=2, help="stages per rank (interleaved)")
     ap.add_argument("--digits", type=int, default=3)
     ap.add_argument("--width", type=int, default=96)
     ap.add_argument("--depth", type=int, default=8)
@@ -110,26 +114,27 @@ def main():
         ap.error("under torchrun this mirror runs on the CPU (gloo); --device cuda is one process")
     rank, p = gloo.start()
     torch.manual_seed(7)
-    lo, hi = block_range(args.depth, p, rank)
-    first, last = rank == 0, rank == p - 1
-    module = Stage(args.digits, args.width, args.depth, lo, hi, first, last).to(dtype)
     device = torch.device("cpu")
-    stage = PipelineStage(module, rank, p, device)
-    kind = Schedule1F1B if args.schedule == "1f1b" else ScheduleGPipe
-    schedule = kind(stage, n_microbatches=args.micro, loss_fn=loss_fn)
-    opt = torch.optim.Adam(module.parameters(), lr=args.lr)
+    v = args.chunks if args.schedule == "interleaved" else 1
+    ids = [c * p + rank for c in range(v)]  # this rank's stages, of v * p
+    modules = [Stage(args.digits, args.width, args.depth, *block_range(args.depth, v * p, s),
+                     s == 0, s == v * p - 1).to(dtype) for s in ids]
+    stages = [PipelineStage(mod, s, v * p, device) for mod, s in zip(modules, ids)]
+    if v > 1:
+        schedule = ScheduleInterleaved1F1B(stages, n_microbatches=args.micro, loss_fn=loss_fn)
+    else:
+        kind = Schedule1F1B if args.schedule == "1f1b" else ScheduleGPipe
+        schedule = kind(stages[0], n_microbatches=args.micro, loss_fn=loss_fn)
+    first, last = 0 in ids, v * p - 1 in ids
+    opt = torch.optim.Adam([q for mod in modules for q in mod.parameters()], lr=args.lr)
     rng = np.random.default_rng(7)  # every rank draws the same batches
 
     def step():
         x, y = batch(rng, args.digits, args.batch, dtype)
         opt.zero_grad()
-        if first:
-            schedule.step(x)
-        elif last:
-            losses = []
-            schedule.step(target=y, losses=losses)
-        else:
-            schedule.step()
+        inputs = (x,) if first else ()
+        targets = dict(target=y, losses=[]) if last else {}
+        schedule.step(*inputs, **targets)
         opt.step()
 
     for _ in range(args.warmup):

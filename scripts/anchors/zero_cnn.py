@@ -48,8 +48,8 @@ def main():
     args = ap.parse_args()
 
     rank, ranks = gloo.start()
-    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../..")
-    images, labels = digits(root)
+    data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../data")
+    images, labels = digits(data)
     torch.manual_seed(args.seed)
     model, opt = build(args.mode)
     steps = len(labels) // args.batch
