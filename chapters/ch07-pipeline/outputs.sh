@@ -36,6 +36,9 @@ for s in 1f1b gpipe; do
   shown 4 --schedule $s --micro 8 --steps 20 --trace target/workbook/trace-$s > $book/output/trace-$s.txt
   cp target/workbook/trace-$s.svg $book/img/
 done
+# DP x PP: when each stage's data-parallel allreduce starts (the purple spans)
+shown 4 --dp 2 --micro 4 --steps 20 --trace target/workbook/trace-dp > $book/output/trace-dp.txt
+cp target/workbook/trace-dp.svg $book/img/
 ckpt=target/workbook/ckpt07
 rm -rf $ckpt
 { shown 4 --steps 300 --report 100 --checkpoint $ckpt --every 100; echo

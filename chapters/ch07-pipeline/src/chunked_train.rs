@@ -10,7 +10,7 @@
 //! chunk. Run: `make run CH=07 SOLUTION=1 ARGS="--schedule interleaved --chunks 2"`.
 
 use crate::addition::micro_batches;
-use crate::grid::{allreduce_mean, make_grid, Grid};
+use crate::grid::{make_grid, Grid};
 use crate::optim::{Optimizer, Rule};
 use crate::pipe_ckpt;
 use crate::pipe_config::{PipeConfig, TrainSchedule};
@@ -175,7 +175,7 @@ impl<'c, E: WireElem> ChunkedTrainer<'c, E> {
         self.bubble = 1.0 - self.trace.busy() / self.trace.now().max(1e-12);
         for (chunk, opt) in self.chunks.iter_mut().zip(&mut self.opts) {
             let mut grads = chunk.grads();
-            allreduce_mean(&self.grid.replicas, &mut grads);
+            train_loop::sync_replicas(&self.grid, &mut grads, &mut self.trace);
             opt.step(&mut chunk.params, &grads);
         }
         self.step += 1;

@@ -10,7 +10,7 @@
 
 use crate::addition::micro_batches;
 use crate::executor::run_ops;
-use crate::grid::{allreduce_mean, make_grid, Grid};
+use crate::grid::{make_grid, Grid};
 use crate::optim::{Optimizer, Rule};
 use crate::pipe_config::{PipeConfig, TrainSchedule};
 use crate::plan::Action;
@@ -160,7 +160,7 @@ impl<'c, E: WireElem> PipeTrainer<'c, E> {
         self.wall = self.trace.now();
         self.bubble = 1.0 - self.trace.busy() / self.wall.max(1e-12);
         let mut grads = self.stage.grads();
-        allreduce_mean(&self.grid.replicas, &mut grads);
+        train_loop::sync_replicas(&self.grid, &mut grads, &mut self.trace);
         self.opt.step(&mut self.stage.params, &grads);
         self.step += 1;
         self.maybe_die();

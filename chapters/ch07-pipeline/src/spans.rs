@@ -1,7 +1,8 @@
 //! Given: what each stage did when, for the measured bubble and the traces.
 //!
-//! The executor records a span per phase (forward, backward, send, receive); the time a
-//! stage spends in none of them, or waiting in a receive, is its share of the bubble.
+//! The executor records a span per phase (forward, backward, send, receive), and the
+//! trainer one for the data-parallel allreduce after them; the time a stage spends in none
+//! of them, or waiting in a receive, is its share of the bubble.
 //! [`write_trace`] writes Chrome/Perfetto trace-event JSON (open it at ui.perfetto.dev
 //! or chrome://tracing) and [`timeline_svg`] a picture, one track per stage.
 
@@ -16,6 +17,8 @@ pub enum Phase {
     Send,
     /// Waiting for, and copying in, an activation or a gradient.
     Receive,
+    /// The allreduce of the stage's gradients over its data-parallel replicas (DP x PP).
+    Sync,
 }
 
 impl Phase {
@@ -26,13 +29,21 @@ impl Phase {
             Phase::Backward => "backward",
             Phase::Send => "send",
             Phase::Receive => "receive",
+            Phase::Sync => "dp allreduce",
         }
     }
     fn code(self) -> f64 {
         self as u8 as f64
     }
     fn from_code(c: f64) -> Phase {
-        [Phase::Forward, Phase::Backward, Phase::Send, Phase::Receive][c as usize % 4]
+        let all = [
+            Phase::Forward,
+            Phase::Backward,
+            Phase::Send,
+            Phase::Receive,
+            Phase::Sync,
+        ];
+        all[c as usize % all.len()]
     }
 }
 
@@ -144,8 +155,28 @@ pub fn trace_json(title: &str, stages: &[Vec<Span>]) -> String {
 }
 // ANCHOR_END: trace_json
 
+/// For a traced DP x PP step, one line per stage: when its last backward ended and when
+/// its data-parallel allreduce ([`Phase::Sync`]) ran, in ms of that stage's clock (each
+/// stage starts it at the same barrier). Empty when the trace has no allreduce.
+pub fn sync_lines(stages: &[Vec<Span>]) -> Vec<String> {
+    let last =
+        |spans: &[Span], phase: Phase| spans.iter().filter(|s| s.phase == phase).last().copied();
+    let mut out = vec![];
+    for (s, spans) in stages.iter().enumerate() {
+        if let (Some(b), Some(sync)) = (last(spans, Phase::Backward), last(spans, Phase::Sync)) {
+            out.push(format!(
+                "stage {s}: last backward ended at {:.2} ms; dp allreduce from {:.2} to {:.2} ms",
+                1e3 * b.end,
+                1e3 * sync.start,
+                1e3 * sync.end
+            ));
+        }
+    }
+    out
+}
+
 /// An SVG timeline: one row per stage, forwards blue, backwards green, sends orange,
-/// receives grey, idle white; each compute box labelled with its micro-batch.
+/// receives grey, data-parallel allreduces purple, idle white; each compute box labelled with its micro-batch.
 pub fn timeline_svg(title: &str, stages: &[Vec<Span>]) -> String {
     let end = stages.iter().flatten().map(|s| s.end).fold(1e-9, f64::max);
     let (left, width, row, top) = (70.0, 860.0, 34.0, 40.0);
@@ -173,6 +204,7 @@ pub fn timeline_svg(title: &str, stages: &[Vec<Span>]) -> String {
                 Phase::Backward => "#59a14f",
                 Phase::Send => "#f28e2b",
                 Phase::Receive => "#bab0ac",
+                Phase::Sync => "#b07aa1",
             };
             let (x0, x1) = (x(sp.start), x(sp.end).max(x(sp.start) + 0.5));
             svg += &format!(
@@ -195,7 +227,7 @@ pub fn timeline_svg(title: &str, stages: &[Vec<Span>]) -> String {
     }
     let y = top + row * stages.len() as f64 + 20.0;
     svg += &format!(
-        r#"<text x="{left}" y="{y:.1}">0 ms</text><text x="{:.1}" y="{y:.1}" text-anchor="end">{:.1} ms   (blue forward, green backward, orange send, grey receive, white idle)</text>
+        r#"<text x="{left}" y="{y:.1}">0 ms</text><text x="{:.1}" y="{y:.1}" text-anchor="end">{:.1} ms   (blue forward, green backward, orange send, grey receive, purple dp allreduce, white idle)</text>
 </svg>
 "#,
         left + width,

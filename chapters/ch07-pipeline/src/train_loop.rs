@@ -6,10 +6,10 @@
 //! Used by the `pipeline` lab (`make run CH=07 SOLUTION=1`).
 
 use crate::addition::exact_matches;
-use crate::grid::Grid;
+use crate::grid::{allreduce_mean, Grid};
 use crate::pipe_config::PipeConfig;
 use crate::plan::rank_of;
-use crate::spans::{Span, Timeline};
+use crate::spans::{Phase, Span, Timeline};
 use crate::stage_model::StageModel;
 use crate::wire::{self, WireElem};
 use mpi::collective::SystemOperation;
@@ -152,6 +152,18 @@ pub fn evaluate<E: WireElem>(
     let mut all = 0.0;
     world.all_reduce_into(&mine, &mut all, SystemOperation::sum());
     100.0 * all / n as f64
+}
+
+/// Averages one stage's (or chunk's) gradients over its data-parallel replicas (ex 7.6's
+/// allreduce), recorded on `trace` as a [`Phase::Sync`] span when there are replicas: it
+/// starts as soon as this rank's own last backward is done, while the stages before it
+/// may still be computing theirs (the `--dp 2 --trace` run on the trainer page shows it).
+pub fn sync_replicas(grid: &Grid, grads: &mut [Tensor], trace: &mut Timeline) {
+    let start = Instant::now();
+    allreduce_mean(&grid.replicas, grads);
+    if grid.dp > 1 {
+        trace.record(Phase::Sync, 0, start);
+    }
 }
 
 /// Every rank's spans of the last step, on world rank 0 of replica 0 (`None` elsewhere):

@@ -13,7 +13,7 @@
 use ch07::chunked_train::ChunkedTrainer;
 use ch07::pipe_config::{PipeConfig, TrainSchedule};
 use ch07::pipe_train::{learner_transfer, PipeTrainer};
-use ch07::spans::{timeline_svg, trace_json};
+use ch07::spans::{sync_lines, timeline_svg, trace_json};
 use ch07::train_loop::{self, PipelineRun};
 use ch07::wire::{Dtype, WireElem};
 use mpi::traits::*;
@@ -93,6 +93,7 @@ fn lab(world: &mpi::topology::SimpleCommunicator, t: &mut impl PipelineRun) -> R
             file.with_extension("json").display(),
             file.with_extension("svg").display()
         );
+        sync_lines(&stages).iter().for_each(|l| println!("{l}"));
     }
     if world.rank() == 0 && !cfg.common.quiet {
         println!(
