@@ -159,8 +159,7 @@ pub fn trace_json(title: &str, stages: &[Vec<Span>]) -> String {
 /// its data-parallel allreduce ([`Phase::Sync`]) ran, in ms of that stage's clock (each
 /// stage starts it at the same barrier). Empty when the trace has no allreduce.
 pub fn sync_lines(stages: &[Vec<Span>]) -> Vec<String> {
-    let last =
-        |spans: &[Span], phase: Phase| spans.iter().filter(|s| s.phase == phase).last().copied();
+    let last = |spans: &[Span], phase: Phase| spans.iter().rfind(|s| s.phase == phase).copied();
     let mut out = vec![];
     for (s, spans) in stages.iter().enumerate() {
         if let (Some(b), Some(sync)) = (last(spans, Phase::Backward), last(spans, Phase::Sync)) {
