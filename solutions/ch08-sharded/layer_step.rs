@@ -35,7 +35,8 @@ pub fn backward_layer(
     ch06::flat::pack(&grads, &mut full.values_mut()[..unit.params()]);
     drop((grads, params, out, z));
     drop(gathered); // free the gathered parameters
-                    // communication: this rank's shard of the summed gradient, then the average
+
+    // Communication: this rank's shard of the summed gradient, then the average.
     halves.sum_scatter(full.values(), grad_shard);
     let n = halves.ranks() as f32;
     grad_shard.iter_mut().for_each(|g| *g /= n);

@@ -6,7 +6,7 @@
 //! Run: `cargo test -p ch08-sharded --features solution --test sharded_ckpt`.
 
 use ch06::model::ModelKind;
-use ch08::config::Config;
+use ch08::config::{Collectives, Config};
 use ch08::memory::Stage;
 use ch08::train::Trainer;
 use mpi::topology::{Color, SimpleCommunicator};
@@ -15,10 +15,13 @@ use std::path::{Path, PathBuf};
 use toolkit::mpi_test;
 use trainer_kit::testing::check_refusals;
 
-/// The MLP at `stage`, `steps` steps in all, saving into / resuming from `dir`.
+/// The MLP at `stage`, `steps` steps in all, saving into / resuming from `dir`, on MPI's
+/// own collectives: these checks need this chapter's exercises only (chapter 3's ring is
+/// checked in zero_lab.rs).
 fn cfg(stage: Stage, steps: u64, dir: Option<&Path>, resume: bool) -> Config {
     let mut c = Config {
         stage,
+        collectives: Collectives::Mpi,
         model: ModelKind::Mlp,
         max_steps: Some(steps),
         ..Config::default()
@@ -163,6 +166,8 @@ fn save_with_the_lab(np: usize, steps: u64, dir: &Path) {
         .args([
             "--model",
             "mlp",
+            "--collectives",
+            "mpi",
             "--quiet",
             "--max-steps",
             &steps.to_string(),
