@@ -53,8 +53,8 @@ keep() { sed "s|$ck/||g" | grep -E '^(zero:|resumed|after|checkpoint)'; }
   echo "\$ NP=3 $cmd --model mlp --max-steps 40 --checkpoint ckpt3 --resume --quiet"
   NP=3 zero --model mlp --max-steps 40 --checkpoint $ck/ckpt3 --resume --quiet 2>&1 | keep
 } > $book/output/checkpoints.txt
-cp -r $ck/ckpt3 $ck/flipped; printf '\x55' | dd of=$ck/flipped/shard-1-of-3.ckpt bs=1 seek=200 conv=notrunc status=none
-cp -r $ck/ckpt3 $ck/lost; rm $ck/lost/shard-2-of-3.ckpt
+cp -r $ck/ckpt3 $ck/flipped; printf '\x55' | dd of=$(ls $ck/flipped/shard-1-of-3-step-*.ckpt) bs=1 seek=200 conv=notrunc status=none
+cp -r $ck/ckpt3 $ck/lost; rm $ck/lost/shard-2-of-3-step-*.ckpt
 { for case in 'flipped --model mlp' 'lost --model mlp' 'ckpt3 --model cnn'; do
     set -- $case
     echo "\$ NP=4 $cmd $2 $3 --checkpoint $1 --resume; echo \"exit \$?\""

@@ -1,11 +1,13 @@
-//! Given: sharded checkpoints. Each rank writes its own file, `DIR/shard-Q-of-N.ckpt`: the
-//! real elements of its shard (the padding stripped) of the flat parameters and of Adam's
-//! m and v, with the model's name, the step, P, N and Q. When every shard is on disk
-//! (written to a temporary file, synced, renamed), rank 0 writes `DIR/manifest.ckpt` last:
-//! the model, the step, P, N, and each shard file's length and FNV-1a checksum. Rank 0
-//! deletes the old manifest before anyone writes, so a save cut short leaves no manifest,
-//! and a checkpoint without one is refused. The containers are the trainer kit's
-//! (`trainer_kit::ckpt`: magic, version, length, body, checksum).
+//! Given: sharded checkpoints. Each rank writes its own file, `DIR/shard-Q-of-N-step-S.ckpt`:
+//! the real elements of its shard (the padding stripped) of the flat parameters and of
+//! Adam's m and v, with the model's name, the step, P, N and Q. When every shard is on disk
+//! (written to a temporary file, synced, renamed), rank 0 replaces `DIR/manifest.ckpt` the
+//! same atomic way: the model, the step, P, N, and each shard file's length and FNV-1a
+//! checksum; then it deletes the shard files of earlier saves. The new shards have new
+//! names, so until the new manifest is in place the old manifest and its shards are
+//! untouched: a save cut short at any point leaves the previous checkpoint whole. The
+//! containers are the trainer kit's (`trainer_kit::ckpt`: magic, version, length, body,
+//! checksum).
 //!
 //! Reading ([`open`]) checks the manifest and every shard against it and refuses, in one
 //! line, another model's checkpoint, a missing, truncated or corrupt shard, and a shard
@@ -33,9 +35,9 @@ const MANIFEST: Format = Format {
     version: 1,
 };
 
-/// Saved rank `q`'s file of a checkpoint saved by `n` ranks.
-pub fn shard_file(dir: &Path, q: usize, n: usize) -> PathBuf {
-    dir.join(format!("shard-{q}-of-{n}.ckpt"))
+/// Saved rank `q`'s file of a checkpoint saved by `n` ranks at `step`.
+pub fn shard_file(dir: &Path, q: usize, n: usize, step: u64) -> PathBuf {
+    dir.join(format!("shard-{q}-of-{n}-step-{step}.ckpt"))
 }
 
 /// The manifest of the checkpoint in `dir`.
@@ -122,19 +124,12 @@ pub fn save(
     let shown = dir.display();
     let mut failed = 0u64;
     if root {
-        let clear = std::fs::create_dir_all(dir).and_then(|()| {
-            match std::fs::remove_file(manifest_file(dir)) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
-                _ => {}
-            }
-            sync_dir(dir)
-        });
-        failed = clear.is_err() as u64;
+        failed = std::fs::create_dir_all(dir).is_err() as u64;
     }
     world.process_at_rank(0).broadcast_into(&mut failed);
     if failed != 0 {
         return Err(format!(
-            "cannot save into {shown}: rank 0 could not clear it"
+            "cannot save into {shown}: rank 0 could not create it"
         ));
     }
     let writes = layout.ranks == world.size() as usize || root;
@@ -152,7 +147,7 @@ pub fn save(
         body.tensor("adam_m", &len, &m[own.clone()]);
         body.tensor("adam_v", &len, &v[own]);
         let bytes = SHARD.seal(&body.bytes);
-        let file = shard_file(dir, layout.rank, layout.ranks);
+        let file = shard_file(dir, layout.rank, layout.ranks, step);
         mine = match write_atomic(&file, &bytes) {
             Ok(()) => [0, fnv1a(&bytes), bytes.len() as u64],
             Err(_) => [1, 0, 0],
@@ -176,6 +171,20 @@ pub fn save(
             body.u64(c[2]);
         });
         failed = write_atomic(&manifest_file(dir), &MANIFEST.seal(&body.bytes)).is_err() as u64;
+        if failed == 0 {
+            // The new checkpoint is whole: the shards of earlier saves can go.
+            let current = |q| shard_file(dir, q, layout.ranks, step);
+            let keep: Vec<PathBuf> = (0..layout.ranks).map(current).collect();
+            for f in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                let name = f.file_name().to_string_lossy().into_owned();
+                if name.starts_with("shard-")
+                    && name.ends_with(".ckpt")
+                    && !keep.contains(&f.path())
+                {
+                    std::fs::remove_file(f.path()).ok();
+                }
+            }
+        }
     }
     world.process_at_rank(0).broadcast_into(&mut failed);
     match failed {
@@ -237,7 +246,7 @@ pub fn open(dir: &Path, model: &str, params: usize) -> Result<Saved, String> {
     }
     let mut slices = vec![];
     for (q, (sum, len)) in listed.into_iter().enumerate() {
-        let f = shard_file(dir, q, n);
+        let f = shard_file(dir, q, n, step as u64);
         let bytes = std::fs::read(&f).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => {
                 at(&f, format!("missing (the manifest lists {n} shards)"))

@@ -202,11 +202,12 @@ fn bad_checkpoints_are_refused_before_any_communication() {
     let (good, later) = (base.join("good"), base.join("later"));
     save_with_the_lab(2, 2, &good);
     save_with_the_lab(2, 3, &later);
-    let shard = |d: &Path, q: usize| d.join(format!("shard-{q}-of-2.ckpt"));
+    // `good` was saved at step 2, `later` at step 3.
+    let shard = |d: &Path, q: usize, step: u64| d.join(format!("shard-{q}-of-2-step-{step}.ckpt"));
     let edit = |d: &Path, q: usize, f: &dyn Fn(&mut Vec<u8>)| {
-        let mut bytes = std::fs::read(shard(d, q)).unwrap();
+        let mut bytes = std::fs::read(shard(d, q, 2)).unwrap();
         f(&mut bytes);
-        std::fs::write(shard(d, q), bytes).unwrap();
+        std::fs::write(shard(d, q, 2), bytes).unwrap();
     };
     let dirs = [
         planted(&good, "no-manifest", |d| {
@@ -215,10 +216,10 @@ fn bad_checkpoints_are_refused_before_any_communication() {
         planted(&good, "flipped", |d| edit(d, 1, &|b| b[100] ^= 1)),
         planted(&good, "cut", |d| edit(d, 0, &|b| b.truncate(b.len() / 2))),
         planted(&good, "lost", |d| {
-            std::fs::remove_file(shard(d, 1)).unwrap()
+            std::fs::remove_file(shard(d, 1, 2)).unwrap()
         }),
         planted(&good, "mixed", |d| {
-            std::fs::copy(shard(&later, 1), shard(d, 1)).unwrap();
+            std::fs::copy(shard(&later, 1, 3), shard(d, 1, 2)).unwrap();
         }),
     ];
     let [none, flipped, cut, lost, mixed] = &dirs;
@@ -240,16 +241,16 @@ fn bad_checkpoints_are_refused_before_any_communication() {
         ),
         (
             resume("mlp", flipped),
-            "shard-1-of-2.ckpt: corrupt: checksum mismatch",
+            "shard-1-of-2-step-2.ckpt: corrupt: checksum mismatch",
         ),
-        (resume("mlp", cut), "shard-0-of-2.ckpt: truncated: "),
+        (resume("mlp", cut), "shard-0-of-2-step-2.ckpt: truncated: "),
         (
             resume("mlp", lost),
-            "shard-1-of-2.ckpt: missing (the manifest lists 2 shards)",
+            "shard-1-of-2-step-2.ckpt: missing (the manifest lists 2 shards)",
         ),
         (
             resume("mlp", mixed),
-            "shard-1-of-2.ckpt: not the shard the manifest lists (step 2): from another save?",
+            "shard-1-of-2-step-2.ckpt: not the shard the manifest lists (step 2): from another save?",
         ),
     ];
     let args: Vec<Vec<&str>> = owned
@@ -265,5 +266,38 @@ fn bad_checkpoints_are_refused_before_any_communication() {
     for np in [2, 3] {
         check_refusals(env!("CARGO_BIN_EXE_zero"), "zero", np, &cases);
     }
+    // A save cut short before its manifest: its shards (step 3) lie beside the last
+    // checkpoint's (step 2), which still resumes, and the next save clears them away.
+    let cut_save = planted(&good, "cut-save", |d| {
+        for q in 0..2 {
+            std::fs::copy(shard(&later, q, 3), shard(d, q, 3)).unwrap();
+        }
+    });
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_zero"))
+        .args(resume("mlp", &cut_save))
+        .args(["--collectives", "mpi", "--max-steps", "4", "--every", "4"])
+        .env("NP", "2")
+        .output()
+        .expect("the lab runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("resumed at step 2"),
+        "the checkpoint beside a cut save did not resume:\n{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut left: Vec<String> = std::fs::read_dir(&cut_save)
+        .unwrap()
+        .map(|f| f.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    let want = [
+        "manifest.ckpt",
+        "shard-0-of-2-step-4.ckpt",
+        "shard-1-of-2-step-4.ckpt",
+    ];
+    assert_eq!(
+        left, want,
+        "after the next save, only its own files are left"
+    );
     std::fs::remove_dir_all(&base).ok();
 }
