@@ -154,13 +154,15 @@ bench:
 # longer runs fails here (CI runs it), not on the day someone measures. Its figures mean
 # nothing; they go to $(TARGET_DIR)/bench-smoke/, not to target/workbook/.
 bench-smoke:
-	@for nn in $(or $(CH),$(CHAPTERS)); do \
+	@out="$(TARGET_DIR)/bench-smoke"; case "$$out" in /*) ;; *) out="$$PWD/$$out" ;; esac; \
+	mkdir -p "$$out"; \
+	for nn in $(or $(CH),$(CHAPTERS)); do \
 	  dir=$$($(WORKBOOK) dir $$nn) || exit 2; \
 	  for b in $$($(WORKBOOK) benches $$nn); do \
 	    t0=$$SECONDS; \
-	    WORKBOOK_BENCH_SMOKE=1 WORKBOOK_OUT=$(abspath $(TARGET_DIR))/bench-smoke \
-	      cargo run -q -p $$(basename $$dir) --features solution --bin $$b > $(TARGET_DIR)/bench-smoke.log 2>&1 \
-	      || { cat $(TARGET_DIR)/bench-smoke.log; echo "bench-smoke: $$(basename $$dir) $$b FAILED (its output is above)"; exit 1; }; \
+	    WORKBOOK_BENCH_SMOKE=1 WORKBOOK_OUT="$$out" \
+	      cargo run -q -p $$(basename $$dir) --features solution --bin $$b > "$$out/run.log" 2>&1 \
+	      || { cat "$$out/run.log"; echo "bench-smoke: $$(basename $$dir) $$b FAILED (its output is above)"; exit 1; }; \
 	    echo "bench-smoke: $$(basename $$dir) $$b ran ($$((SECONDS - t0)) s)"; \
 	  done; \
 	done
