@@ -10,7 +10,7 @@
 //! chunk. Run: `make run CH=07 SOLUTION=1 ARGS="--schedule interleaved --chunks 2"`.
 
 use crate::addition::micro_batches;
-use crate::grid::{make_grid, Grid};
+use crate::grid::Grid;
 use crate::optim::{Optimizer, Rule};
 use crate::pipe_ckpt;
 use crate::pipe_config::{PipeConfig, TrainSchedule};
@@ -20,7 +20,7 @@ use crate::spans::Timeline;
 use crate::stage_model::StageModel;
 use crate::task_executor::run_tasks;
 use crate::train_loop::{self, PipelineRun};
-use crate::wire::{self, Transfer, WireElem};
+use crate::wire::{Transfer, WireElem};
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -67,9 +67,7 @@ impl<'c, E: WireElem> ChunkedTrainer<'c, E> {
         io: Transfer<E>,
         device: Device,
     ) -> Result<Self, String> {
-        wire::moves::<E>(cfg.shape.dtype)?;
-        let pp = world.size() as usize / cfg.dp;
-        let grid = make_grid(world, cfg.dp, pp)?;
+        let (pp, grid) = train_loop::grid_for::<E>(world, &cfg)?;
         let (v, m) = (cfg.chunks(), cfg.micro);
         let plan = match cfg.schedule {
             TrainSchedule::Interleaved => interleaved(pp, v, m),

@@ -10,14 +10,14 @@
 
 use crate::addition::micro_batches;
 use crate::executor::run_ops;
-use crate::grid::{make_grid, Grid};
+use crate::grid::Grid;
 use crate::optim::{Optimizer, Rule};
 use crate::pipe_config::{PipeConfig, TrainSchedule};
 use crate::plan::Action;
 use crate::spans::Timeline;
 use crate::stage_model::StageModel;
 use crate::train_loop::{self, PipelineRun};
-use crate::wire::{self, Transfer, WireElem};
+use crate::wire::{Transfer, WireElem};
 use crate::{choose, pipe_ckpt};
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
@@ -73,9 +73,7 @@ impl<'c, E: WireElem> PipeTrainer<'c, E> {
         io: Transfer<E>,
         device: Device,
     ) -> Result<Self, String> {
-        wire::moves::<E>(cfg.shape.dtype)?;
-        let pp = world.size() as usize / cfg.dp;
-        let grid = make_grid(world, cfg.dp, pp)?;
+        let (pp, grid) = train_loop::grid_for::<E>(world, &cfg)?;
         let blocks = toolkit::split::block_range(cfg.shape.depth, pp, grid.stage);
         let mut stage = StageModel::new(
             cfg.shape,

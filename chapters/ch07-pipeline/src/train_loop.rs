@@ -6,7 +6,7 @@
 //! Used by the `pipeline` lab (`make run CH=07 SOLUTION=1`).
 
 use crate::addition::exact_matches;
-use crate::grid::{allreduce_mean, Grid};
+use crate::grid::{allreduce_mean, make_grid, Grid};
 use crate::pipe_config::PipeConfig;
 use crate::plan::rank_of;
 use crate::spans::{Phase, Span, Timeline};
@@ -65,6 +65,17 @@ macro_rules! run_fields {
     };
 }
 pub(crate) use run_fields;
+
+/// The checks and the grid every trainer starts with: `E` must move `cfg`'s dtype, and
+/// the world is cut into `cfg.dp` pipelines of `pp` = ranks / dp stages (returned with it).
+pub fn grid_for<E: WireElem>(
+    world: &SimpleCommunicator,
+    cfg: &PipeConfig,
+) -> Result<(usize, Grid), String> {
+    wire::moves::<E>(cfg.shape.dtype)?;
+    let pp = world.size() as usize / cfg.dp;
+    Ok((pp, make_grid(world, cfg.dp, pp)?))
+}
 
 /// Trains `t` to `cfg.steps`, printing a progress line every `cfg.report` steps on world
 /// rank 0 (unless quiet); returns the last held-out accuracy.
