@@ -1,0 +1,149 @@
+//! Shared test setup for chapter 9: the block's shape, the comparison of a sharded result
+//! with one process's, and the checks of the MLP (ex 9.4) and the vocabulary's shards (ex
+//! 9.1), each taking the code under test as an argument, so that the planted mistakes run
+//! through the same checks.
+//!
+//! Not a test itself; `mod common;` in each test file.
+#![allow(dead_code)] // each test file uses part of it
+
+use ch09::compare::{block_bound, max_diff};
+use ch09::params::{BlockConfig, BlockParams};
+use ch09::tape::Tape;
+use ch09::tp::Tp;
+use std::ops::Range;
+use tch::{Device, Kind, Tensor};
+
+/// The rank counts every MPI check runs at.
+pub const RANKS: &[u32] = &[1, 2, 3, 4];
+
+/// A small block: 12 heads (divided by 1, 2, 3, 4) of 4 features, 2 x 5 tokens.
+pub fn config() -> BlockConfig {
+    tch::set_num_threads(1); // ranks share 2 cores in the tests
+    BlockConfig::new(2, 5, 48, 12).expect("12 heads divide 48")
+}
+
+/// A tensor of `shape` drawn from `seed` (the same on every rank).
+pub fn drawn(shape: &[i64], kind: Kind, seed: i64) -> Tensor {
+    tch::manual_seed(seed);
+    Tensor::randn(shape, (kind, Device::Cpu))
+}
+
+/// `Err` naming `what` on rank `r` of `t` when `got` is further than `bound` from `want`.
+pub fn close(what: &str, tp: &Tp, got: &Tensor, want: &Tensor, bound: f64) -> Result<(), String> {
+    if got.size() != want.size() {
+        return Err(format!(
+            "rank {} of {}: {what} has shape {:?}, expected {:?}",
+            tp.rank(),
+            tp.size(),
+            got.size(),
+            want.size()
+        ));
+    }
+    let d = max_diff(got, want);
+    match d <= bound {
+        true => Ok(()),
+        false => Err(format!(
+            "rank {} of {}: {what} differs from one process's by {d:.3e} (bound {bound:.1e})",
+            tp.rank(),
+            tp.size()
+        )),
+    }
+}
+
+/// The MLP of the block: a sharded forward (`forward`, on rank r's shard) and the tape's
+/// backward, against the one-process MLP: the output, the input's gradient, and the
+/// gradients of rank r's slices of W1, b1, W2, b2, each within the block's bound. Says
+/// which of them is wrong, and what that points to.
+pub fn check_mlp(
+    tp: &Tp,
+    kind: Kind,
+    forward: impl for<'a> Fn(&mut Tape<'a>, &'a Tp, &BlockParams, &Tensor) -> Tensor,
+) -> Result<(), String> {
+    let cfg = config();
+    let (t, r) = (tp.size(), tp.rank());
+    let whole = BlockParams::whole(&cfg, kind, 7);
+    let shape = [cfg.batch as i64, cfg.seq as i64, cfg.hidden as i64];
+    let x = drawn(&shape, kind, 8).set_requires_grad(true);
+    let dy = drawn(&shape, kind, 9);
+    let want = ch09::reference::mlp(&whole, &x);
+    ch09::tape::backward_from(&want, &dy);
+    let want_grads = whole.grads().shard(&cfg, t, r)?;
+
+    let mine = whole.shard(&cfg, t, r)?;
+    let xs = x.detach().copy().set_requires_grad(true);
+    let mut tape = Tape::new();
+    let got = forward(&mut tape, tp, &mine, &xs);
+    let dx = tape.backward(&got, &dy);
+    let got_grads = mine.grads();
+
+    let bound = |reference: &Tensor| block_bound(reference, cfg.ffn);
+    let out = close("the MLP's output", tp, &got, &want, bound(&want));
+    if let Err(why) = out {
+        let extra = &got - &want - (t as f64 - 1.0) * &whole.b2;
+        let hint = match t > 1 && max_diff(&extra, &extra.zeros_like()) <= bound(&want) {
+            true => format!(
+                ": it is off by (t - 1) x b2, the row-parallel bias added on each of the {t} \
+                 ranks before g's allreduce (add it once, after)"
+            ),
+            false => String::new(),
+        };
+        return Err(format!("{why}{hint}"));
+    }
+    let pairs = [
+        ("mlp1.weight", &got_grads.w1, &want_grads.w1),
+        ("mlp1.bias", &got_grads.b1, &want_grads.b1),
+        ("mlp2.weight", &got_grads.w2, &want_grads.w2),
+        ("mlp2.bias", &got_grads.b2, &want_grads.b2),
+    ];
+    for (name, got, want) in pairs {
+        close(
+            &format!("the gradient of {name}"),
+            tp,
+            got,
+            want,
+            bound(want),
+        )?;
+    }
+    let dx_want = x.grad();
+    close(
+        "the MLP input's gradient",
+        tp,
+        &dx,
+        &dx_want,
+        bound(&dx_want),
+    )
+    .map_err(|why| {
+        format!(
+            "{why}, though the weights' gradients match: f's backward must sum every \
+             rank's contribution (x feeds every rank's columns)"
+        )
+    })
+}
+
+/// Checks a vocabulary split of `vocab` ids over `t` ranks: consecutive shards in rank
+/// order, covering 0..vocab, the first `vocab % t` ranks `vocab / t + 1` ids, the others
+/// `vocab / t`.
+pub fn check_vocab(
+    vocab: usize,
+    t: usize,
+    vocab_range: impl Fn(usize, usize, usize) -> Range<usize>,
+) -> Result<(), String> {
+    let (per, extra) = (vocab / t, vocab % t);
+    let mut start = 0;
+    for r in 0..t {
+        let len = per + usize::from(r < extra);
+        let want = start..start + len;
+        let got = vocab_range(vocab, t, r);
+        if got != want {
+            return Err(format!(
+                "vocabulary shards, V = {vocab}, t = {t}: rank {r} owns ids {got:?} ({} ids) \
+                 but expected {want:?}: the first V % t = {extra} ranks own {} ids, the \
+                 others {per}, one after another",
+                got.len(),
+                per + 1
+            ));
+        }
+        start += len;
+    }
+    Ok(())
+}
