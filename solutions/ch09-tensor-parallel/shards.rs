@@ -5,7 +5,7 @@ use std::ops::Range;
 // ANCHOR: even_range
 /// Block `rank` of `total` things split evenly over `t` ranks, or why it cannot be.
 pub fn even_range(total: usize, t: usize, rank: usize, what: &str) -> Result<Range<usize>, String> {
-    if total % t != 0 {
+    if !total.is_multiple_of(t) {
         return Err(format!(
             "tensor-parallel size {t} does not divide the {total} {what}"
         ));

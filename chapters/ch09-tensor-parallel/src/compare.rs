@@ -43,6 +43,7 @@ pub fn max_abs(a: &Tensor) -> f64 {
         .double_value(&[])
 }
 
+// ANCHOR: bounds
 /// Element by element, how far two orders of the row-parallel sum `x W^T` may differ:
 /// `2 γ_K (|x| |W|^T)`, K the input features (computed in f64).
 pub fn row_bound(x: &Tensor, w: &Tensor) -> Tensor {
@@ -62,3 +63,4 @@ pub fn block_bound(reference: &Tensor, longest_sum: usize) -> f64 {
     let u = unit_roundoff(reference.kind());
     8.0 * longest_sum as f64 * u * max_abs(reference).max(1.0)
 }
+// ANCHOR_END: bounds

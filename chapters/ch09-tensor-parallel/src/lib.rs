@@ -16,11 +16,13 @@
 //!   parameters, whole or one rank's shard), [`ops`] (layer norm, GeLU, attention over a
 //!   rank's heads), [`reference`] (the block in one process), [`block`] (the
 //!   tensor-parallel block), [`counts`] (what a rank holds and sends, by formula),
-//!   [`compare`] (differences and their bounds).
+//!   [`compare`] (differences and their bounds), [`flags`] and [`lab`] (the lab).
 
 pub mod block;
 pub mod compare;
 pub mod counts;
+pub mod flags;
+pub mod lab;
 pub mod ops;
 pub mod params;
 pub mod reference;

@@ -26,7 +26,7 @@ impl BlockConfig {
     /// A block of `hidden` features and `heads` heads with the usual MLP of 4 x hidden;
     /// `Err` when the heads do not divide `hidden`.
     pub fn new(batch: usize, seq: usize, hidden: usize, heads: usize) -> Result<Self, String> {
-        if heads == 0 || hidden % heads != 0 {
+        if heads == 0 || !hidden.is_multiple_of(heads) {
             return Err(format!(
                 "{heads} heads do not divide the hidden size {hidden}"
             ));

@@ -10,17 +10,30 @@ use ch07::wire::{copy_in, copy_out, WireElem};
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
+use std::cell::Cell;
+use std::time::{Duration, Instant};
 use tch::{Kind, Tensor};
 
 /// The ranks that share one layer's weights: rank r of t holds shard r.
 pub struct Tp<'c> {
     comm: &'c SimpleCommunicator,
+    /// Wall time spent in this group's allreduces so far (copies included).
+    spent: Cell<Duration>,
 }
 
 impl<'c> Tp<'c> {
     /// The tensor-parallel group of the ranks of `comm`.
     pub fn new(comm: &'c SimpleCommunicator) -> Self {
-        Tp { comm }
+        Tp {
+            comm,
+            spent: Cell::new(Duration::ZERO),
+        }
+    }
+
+    /// Wall time spent in this group's allreduces since it was made (the copies between
+    /// tensors and MPI buffers included): the benchmark's communication time.
+    pub fn time_in_allreduces(&self) -> Duration {
+        self.spent.get()
     }
 
     /// This rank's number r in the group.
@@ -50,11 +63,14 @@ impl<'c> Tp<'c> {
     }
 
     fn allreduce(&self, t: &Tensor, op: SystemOperation) -> Tensor {
-        match t.kind() {
+        let start = Instant::now();
+        let out = match t.kind() {
             Kind::Float => self.allreduce_as::<f32>(t, op),
             Kind::Double => self.allreduce_as::<f64>(t, op),
             other => panic!("Tp allreduce: a {other:?} tensor (the layers run in f32 or f64)"),
-        }
+        };
+        self.spent.set(self.spent.get() + start.elapsed());
+        out
     }
 
     fn allreduce_as<E: WireElem>(&self, t: &Tensor, op: SystemOperation) -> Tensor {

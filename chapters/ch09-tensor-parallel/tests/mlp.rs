@@ -21,7 +21,7 @@ mpi_test! {
     fn ex9_4_the_mlp_equals_one_process_forward_and_backward(world at RANKS) {
         let tp = Tp::new(world);
         for kind in [Kind::Double, Kind::Float] {
-            common::check_mlp(&tp, kind, |tape, tp, p, x| mlp_forward(tape, tp, p, x))?;
+            common::check_mlp(&tp, kind, mlp_forward)?;
         }
         Ok(())
     }
