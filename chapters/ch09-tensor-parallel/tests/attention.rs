@@ -29,8 +29,8 @@ mpi_test! {
             let dy = drawn(&shape, kind, 9);
             let want = ch09::reference::attention(&whole, &cfg, &x);
             backward_from(&want, &dy);
-            let want_grads = whole.grads().shard(&cfg, t, r)?;
-            let mine = whole.shard(&cfg, t, r)?;
+            let want_grads = common::shard_of(&whole.grads(), &cfg, t, r);
+            let mine = common::shard_of(&whole, &cfg, t, r);
             let xs = x.detach().copy().set_requires_grad(true);
             let mut tape = Tape::new();
             let got = attention_forward(&mut tape, &tp, &mine, &cfg, &xs);

@@ -12,7 +12,6 @@ mod common;
 
 use ch09::compare::{block_bound, max_diff, row_bound};
 use ch09::linear::{column_forward, column_shard, row_forward, row_shard};
-use ch09::shards::even_range;
 use ch09::tape::{backward_from, Tape};
 use ch09::tp::Tp;
 use common::{close, drawn, RANKS};
@@ -50,7 +49,7 @@ mpi_test! {
         let tp = Tp::new(world);
         let (r, t) = (tp.rank(), tp.size());
         let (w, b, x, dy) = layer(OUT, IN);
-        let cols = even_range(OUT as usize, t, r, "output features")?;
+        let cols = common::even(OUT as usize, t, r);
         let (c0, n) = (cols.start as i64, cols.len() as i64);
         let (ws, bs) = column_shard(&w, &b, cols.clone());
         common::close("the column shard of W", &tp, &ws, &w.narrow(0, c0, n), 0.0)
@@ -80,7 +79,7 @@ mpi_test! {
         let tp = Tp::new(world);
         let (r, t) = (tp.rank(), tp.size());
         let (w, b, x, dy) = layer(IN, OUT); // the input features OUT are split
-        let rows = even_range(OUT as usize, t, r, "input features")?;
+        let rows = common::even(OUT as usize, t, r);
         let (r0, n) = (rows.start as i64, rows.len() as i64);
         let ws = row_shard(&w, rows.clone());
         close("the row shard of W", &tp, &ws, &w.narrow(1, r0, n), 0.0)

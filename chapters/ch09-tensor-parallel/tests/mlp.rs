@@ -31,7 +31,7 @@ mpi_test! {
     fn ex9_4_the_mlp_calls_one_allreduce_forward_and_one_backward(world at RANKS) {
         let tp = Tp::new(world);
         let cfg = common::config();
-        let p = BlockParams::whole(&cfg, Kind::Float, 7).shard(&cfg, tp.size(), tp.rank())?;
+        let p = common::shard_of(&BlockParams::whole(&cfg, Kind::Float, 7), &cfg, tp.size(), tp.rank());
         let x = common::drawn(&[cfg.batch as i64, cfg.seq as i64, cfg.hidden as i64], Kind::Float, 8);
         let mut tape = Tape::new();
         tally::start();

@@ -9,7 +9,6 @@
 mod common;
 
 use ch09::compare::block_bound;
-use ch09::shards::vocab_range;
 use ch09::tape::{backward_from, Tape};
 use ch09::tp::Tp;
 use ch09::vocab::{cross_entropy, embedding_forward};
@@ -29,7 +28,7 @@ fn tokens() -> Tensor {
 mpi_test! {
     fn ex9_6_the_vocabulary_parallel_embedding_equals_the_whole_table(world at RANKS) {
         let tp = Tp::new(world);
-        let ids = vocab_range(VOCAB, tp.size(), tp.rank());
+        let ids = common::vocab_ids(VOCAB, tp.size(), tp.rank());
         let (i0, n) = (ids.start as i64, ids.len() as i64);
         for kind in [Kind::Double, Kind::Float] {
             let table = drawn(&[VOCAB as i64, HIDDEN], kind, 5).set_requires_grad(true);
@@ -51,7 +50,7 @@ mpi_test! {
 mpi_test! {
     fn ex9_6_the_vocabulary_parallel_cross_entropy_equals_the_whole_logits(world at RANKS) {
         let tp = Tp::new(world);
-        let ids = vocab_range(VOCAB, tp.size(), tp.rank());
+        let ids = common::vocab_ids(VOCAB, tp.size(), tp.rank());
         let (i0, n) = (ids.start as i64, ids.len() as i64);
         let targets = tokens().view([14]);
         for kind in [Kind::Double, Kind::Float] {
