@@ -10,10 +10,9 @@ mod common;
 
 use ch09::attention::attention_forward;
 use ch09::compare::block_bound;
-use ch09::params::BlockParams;
-use ch09::tape::{backward_from, Tape};
+use ch09::tape::Tape;
 use ch09::tp::Tp;
-use common::{close, drawn, RANKS};
+use common::{close, RANKS};
 use tch::Kind;
 use toolkit::mpi_test;
 
@@ -23,18 +22,14 @@ mpi_test! {
         let cfg = common::config();
         let (t, r) = (tp.size(), tp.rank());
         for kind in [Kind::Double, Kind::Float] {
-            let whole = BlockParams::whole(&cfg, kind, 7);
-            let shape = [cfg.batch as i64, cfg.seq as i64, cfg.hidden as i64];
-            let x = drawn(&shape, kind, 8).set_requires_grad(true);
-            let dy = drawn(&shape, kind, 9);
-            let want = ch09::reference::attention(&whole, &cfg, &x);
-            backward_from(&want, &dy);
-            let want_grads = common::shard_of(&whole.grads(), &cfg, t, r);
-            let mine = common::shard_of(&whole, &cfg, t, r);
+            let case = common::Case::new(kind);
+            let (want, want_grads) = case.reference(t, r, |p, x| ch09::reference::attention(p, &cfg, x));
+            let (x, dy) = (&case.x, &case.dy);
+            let mine = common::shard_of(&case.whole, &cfg, t, r);
             let xs = x.detach().copy().set_requires_grad(true);
             let mut tape = Tape::new();
             let got = attention_forward(&mut tape, &tp, &mine, &cfg, &xs);
-            let dx = tape.backward(&got, &dy);
+            let dx = tape.backward(&got, dy);
             let bound = |reference: &tch::Tensor| block_bound(reference, cfg.hidden);
             close("the attention's output", &tp, &got, &want, bound(&want))?;
             let g = mine.grads();

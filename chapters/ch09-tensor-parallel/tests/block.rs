@@ -13,7 +13,6 @@ use ch09::block::forward_backward;
 use ch09::compare::block_bound;
 use ch09::counts::{allreduce_elements, ALLREDUCES};
 use ch09::params::{BlockConfig, BlockParams};
-use ch09::tape::backward_from;
 use ch09::tp::Tp;
 use common::{close, drawn, RANKS};
 use tch::Kind;
@@ -26,15 +25,11 @@ mpi_test! {
         let cfg = common::config();
         let (t, r) = (tp.size(), tp.rank());
         for kind in [Kind::Double, Kind::Float] {
-            let whole = BlockParams::whole(&cfg, kind, 7);
-            let shape = [cfg.batch as i64, cfg.seq as i64, cfg.hidden as i64];
-            let x = drawn(&shape, kind, 8).set_requires_grad(true);
-            let dy = drawn(&shape, kind, 9);
-            let want = ch09::reference::block(&whole, &cfg, &x);
-            backward_from(&want, &dy);
-            let want_grads = whole.grads().shard(&cfg, t, r)?;
-            let mine = whole.shard(&cfg, t, r)?;
-            let (y, dx) = forward_backward(&tp, &mine, &cfg, &x.detach(), &dy);
+            let case = common::Case::new(kind);
+            let (want, want_grads) = case.reference(t, r, |p, x| ch09::reference::block(p, &cfg, x));
+            let (x, dy) = (&case.x, &case.dy);
+            let mine = case.whole.shard(&cfg, t, r)?; // the block's own shard (ex 9.1, 9.3)
+            let (y, dx) = forward_backward(&tp, &mine, &cfg, &x.detach(), dy);
             let bound = |reference: &tch::Tensor| block_bound(reference, cfg.ffn);
             close(&format!("the block's output ({kind:?})"), &tp, &y, &want, bound(&want))?;
             close(&format!("the block input's gradient ({kind:?})"), &tp, &dx, &x.grad(), bound(&x.grad()))?;

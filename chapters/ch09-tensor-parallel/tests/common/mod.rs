@@ -82,6 +82,40 @@ pub fn shard_of(whole: &BlockParams, cfg: &BlockConfig, t: usize, rank: usize) -
     }
 }
 
+/// One comparison with one process: the block drawn from seed 7 in `kind`, an input `x`
+/// (seed 8, requiring grad) and an output gradient `dy` (seed 9), the same on every rank.
+pub struct Case {
+    pub cfg: BlockConfig,
+    pub whole: BlockParams,
+    pub x: Tensor,
+    pub dy: Tensor,
+}
+
+impl Case {
+    /// The comparison in `kind`, at the shape of [`config`].
+    pub fn new(kind: Kind) -> Self {
+        let cfg = config();
+        let whole = BlockParams::whole(&cfg, kind, 7);
+        let shape = [cfg.batch as i64, cfg.seq as i64, cfg.hidden as i64];
+        let x = drawn(&shape, kind, 8).set_requires_grad(true);
+        let dy = drawn(&shape, kind, 9);
+        Case { cfg, whole, x, dy }
+    }
+
+    /// One process: `one(whole, x)` and its backward with `dy` (the gradients land in
+    /// `whole` and `x`); returns its output and rank r of t's slices of its gradients.
+    pub fn reference(
+        &self,
+        t: usize,
+        r: usize,
+        one: impl Fn(&BlockParams, &Tensor) -> Tensor,
+    ) -> (Tensor, BlockParams) {
+        let want = one(&self.whole, &self.x);
+        ch09::tape::backward_from(&want, &self.dy);
+        (want, shard_of(&self.whole.grads(), &self.cfg, t, r))
+    }
+}
+
 /// `Err` naming `what` on rank `r` of `t` when `got` is further than `bound` from `want`.
 pub fn close(what: &str, tp: &Tp, got: &Tensor, want: &Tensor, bound: f64) -> Result<(), String> {
     if got.size() != want.size() {
@@ -113,21 +147,15 @@ pub fn check_mlp(
     kind: Kind,
     forward: impl for<'a> Fn(&mut Tape<'a>, &'a Tp, &BlockParams, &Tensor) -> Tensor,
 ) -> Result<(), String> {
-    let cfg = config();
     let (t, r) = (tp.size(), tp.rank());
-    let whole = BlockParams::whole(&cfg, kind, 7);
-    let shape = [cfg.batch as i64, cfg.seq as i64, cfg.hidden as i64];
-    let x = drawn(&shape, kind, 8).set_requires_grad(true);
-    let dy = drawn(&shape, kind, 9);
-    let want = ch09::reference::mlp(&whole, &x);
-    ch09::tape::backward_from(&want, &dy);
-    let want_grads = shard_of(&whole.grads(), &cfg, t, r);
-
-    let mine = shard_of(&whole, &cfg, t, r);
+    let case = Case::new(kind);
+    let (cfg, whole, x, dy) = (&case.cfg, &case.whole, &case.x, &case.dy);
+    let (want, want_grads) = case.reference(t, r, ch09::reference::mlp);
+    let mine = shard_of(whole, cfg, t, r);
     let xs = x.detach().copy().set_requires_grad(true);
     let mut tape = Tape::new();
     let got = forward(&mut tape, tp, &mine, &xs);
-    let dx = tape.backward(&got, &dy);
+    let dx = tape.backward(&got, dy);
     let got_grads = mine.grads();
 
     let bound = |reference: &Tensor| block_bound(reference, cfg.ffn);
