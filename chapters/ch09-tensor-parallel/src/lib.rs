@@ -10,7 +10,8 @@
 //!   owns), [`mappings`] (ex 9.2: f and g), [`linear`] (ex 9.3: the column- and
 //!   row-parallel layers), [`mlp`] (ex 9.4: the MLP with its two cuts), [`attention`] (ex
 //!   9.5: attention split by heads), [`vocab`] (ex 9.6: the vocabulary-parallel embedding
-//!   and cross-entropy).
+//!   and cross-entropy), [`sequence`] (ex 9.7, optional: the MLP with sequence
+//!   parallelism).
 //! - Given: [`tp`] (the group and its allreduces on tensors), [`tape`] (communication
 //!   inside the model by cutting LibTorch's graph), [`params`] (the block's shape and
 //!   parameters, whole or one rank's shard), [`ops`] (layer norm, GeLU, attention over a
@@ -64,3 +65,9 @@ pub mod attention;
     path = "../../../solutions/ch09-tensor-parallel/vocab.rs"
 )]
 pub mod vocab;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch09-tensor-parallel/sequence.rs"
+)]
+pub mod sequence;

@@ -94,7 +94,11 @@ pub struct Case {
 impl Case {
     /// The comparison in `kind`, at the shape of [`config`].
     pub fn new(kind: Kind) -> Self {
-        let cfg = config();
+        Self::at(config(), kind)
+    }
+
+    /// The comparison in `kind`, at the shape `cfg`.
+    pub fn at(cfg: BlockConfig, kind: Kind) -> Self {
         let whole = BlockParams::whole(&cfg, kind, 7);
         let shape = [cfg.batch as i64, cfg.seq as i64, cfg.hidden as i64];
         let x = drawn(&shape, kind, 8).set_requires_grad(true);
