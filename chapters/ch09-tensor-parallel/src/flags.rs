@@ -53,6 +53,33 @@ pub fn parse(args: &[String], ranks: usize) -> Result<LabConfig, String> {
     Ok(LabConfig { block, kind })
 }
 
+/// [`parse`], where ex 9.1 (which it calls to check the layout) may still be a stub: its
+/// `todo!` becomes `Err("ex 9.1: ...: not done yet ...")`, one line, instead of a panic.
+pub fn parse_or_todo(args: &[String], ranks: usize) -> Result<LabConfig, String> {
+    let usual = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {})); // quiet while parse runs; said below
+    let got = std::panic::catch_unwind(|| parse(args, ranks));
+    std::panic::set_hook(usual);
+    let payload = match got {
+        Ok(parsed) => return parsed,
+        Err(payload) => payload,
+    };
+    let text = payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default();
+    match text.strip_prefix("not yet implemented: ") {
+        Some(task) if task.starts_with("ex ") => Err(not_done(task)),
+        _ => panic!("{text}"),
+    }
+}
+
+/// The lab's line for an exercise it reached unfinished (`task`: `ex N.M: ...`).
+pub fn not_done(task: &str) -> String {
+    format!("{task}: not done yet (the lab runs your code; `make check CH=09` says what is left)")
+}
+
 /// The element type's name, as the flag spells it.
 pub fn kind_name(kind: Kind) -> &'static str {
     match kind {

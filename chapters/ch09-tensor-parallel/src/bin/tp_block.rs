@@ -19,10 +19,12 @@ fn main() {
         print!("{}", ch09::flags::USAGE);
         return;
     }
-    let cfg = ch09::flags::parse(&args, trainer_kit::cli::ranks_from_env()).unwrap_or_else(|why| {
-        eprintln!("tp_block: {why}");
-        std::process::exit(2);
-    });
+    let cfg = ch09::flags::parse_or_todo(&args, trainer_kit::cli::ranks_from_env()).unwrap_or_else(
+        |why| {
+            eprintln!("tp_block: {why}");
+            std::process::exit(2);
+        },
+    );
     trainer_kit::entry::run_and_exit("tp_block", Report::RankZero, |world| {
         ch09::lab::run(world, &cfg)
     })
