@@ -19,7 +19,8 @@
 //! - [`errors`], [`panics`]: an MPI error or a panic is told in the learner's terms: rank,
 //!   call, meaning, the learner's line, the case and the seed.
 //! - [`trace`]: the messages a thread really sent and received; [`diagram`]: those
-//!   messages drawn as an SVG, one arrow per message, one column per round.
+//!   messages drawn as an SVG, one arrow per message, one column per round; [`tally`]:
+//!   the collectives a thread called, with their bytes.
 //! - [`gate`]: a lab checks that the exercises it shows are done, and says which is not.
 //! - `workbook_settings::settings` (chapters/ch00-toolkit/settings): every `WORKBOOK_*`
 //!   setting with its default.
@@ -63,6 +64,7 @@ pub mod report;
 pub mod session;
 pub mod split;
 pub mod spmd;
+pub mod tally;
 pub mod testing;
 pub mod trace;
 pub mod watchdog;

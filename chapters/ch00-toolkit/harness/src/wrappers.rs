@@ -5,7 +5,7 @@
 //! thread stuck in one of them), and the communicator constructors, which are collective
 //! too and hang when one rank does not call them. The point-to-point wrappers, and
 //! `MPI_Isend`/`MPI_Irecv`, also feed the message trace ([`crate::trace`]) while a lab has
-//! it on.
+//! it on; the collectives that move data (`; tally`) feed the tally ([`crate::tally`]).
 #![allow(non_snake_case)]
 
 use crate::intercept::{enter, Kind};
@@ -54,11 +54,13 @@ fn show(v: i64) -> String {
 }
 
 /// Defines `MPI_X` that notes itself and forwards to `PMPI_X`; with `; trace {..}`, it
-/// also runs that block first while the message trace ([`crate::trace`]) is on.
+/// also runs that block first while the message trace ([`crate::trace`]) is on; with
+/// `; tally bytes`, it notes its name and bytes in the tally ([`crate::tally`]).
 // ANCHOR: wrap
 macro_rules! wrap {
     ($name:ident => $pname:ident ( $($arg:ident : $ty:ty),* )
-     [$($field:expr),*] $describe:expr $(; retag $tagarg:ident)? $(; trace $trace:block)?) => {
+     [$($field:expr),*] $describe:expr $(; retag $tagarg:ident)? $(; trace $trace:block)?
+     $(; tally $tally:expr)?) => {
         #[doc = concat!("`", stringify!($name), "`: notes the call in the recorder, then forwards to `",
             stringify!($pname), "`.")]
         #[doc = ""]
@@ -75,6 +77,7 @@ macro_rules! wrap {
             }
             $(let $tagarg = crate::faults::tag(stringify!($name), $tagarg);)?
             $(if crate::trace::is_on() $trace)?
+            $(crate::tally::note(stringify!($name), $tally);)?
             static KIND: Kind = Kind { name: stringify!($name), describe: $describe };
             let fields = || {
                 let mut f = [0i64; 4];
@@ -220,13 +223,16 @@ fn received(src: c_int, bytes: i64, buf: BufMut) {
 // collectives
 wrap!(MPI_Barrier => PMPI_Barrier(c: MPI_Comm) [] nothing);
 wrap!(MPI_Bcast => PMPI_Bcast(b: BufMut, n: c_int, t: MPI_Datatype, root: c_int, c: MPI_Comm)
-    [root, bytes(n, t)] rooted);
+    [root, bytes(n, t)] rooted;
+    tally bytes(n, t));
 wrap!(MPI_Reduce => PMPI_Reduce(sb: Buf, rb: BufMut, n: c_int, t: MPI_Datatype, op: MPI_Op,
     root: c_int, c: MPI_Comm)
-    [root, bytes(n, t)] rooted);
+    [root, bytes(n, t)] rooted;
+    tally bytes(n, t));
 wrap!(MPI_Allreduce => PMPI_Allreduce(sb: Buf, rb: BufMut, n: c_int, t: MPI_Datatype, op: MPI_Op,
     c: MPI_Comm)
-    [bytes(n, t)] sized);
+    [bytes(n, t)] sized;
+    tally bytes(n, t));
 wrap!(MPI_Gather => PMPI_Gather(sb: Buf, sn: c_int, st: MPI_Datatype, rb: BufMut, rn: c_int,
     rt: MPI_Datatype, root: c_int, c: MPI_Comm)
     [root, bytes(sn, st)] rooted);
@@ -241,7 +247,8 @@ wrap!(MPI_Scatterv => PMPI_Scatterv(sb: Buf, sn: Counts, d: Counts, st: MPI_Data
     [root, bytes(rn, rt)] rooted);
 wrap!(MPI_Allgather => PMPI_Allgather(sb: Buf, sn: c_int, st: MPI_Datatype, rb: BufMut,
     rn: c_int, rt: MPI_Datatype, c: MPI_Comm)
-    [bytes(sn, st)] sized);
+    [bytes(sn, st)] sized;
+    tally bytes(sn, st));
 wrap!(MPI_Allgatherv => PMPI_Allgatherv(sb: Buf, sn: c_int, st: MPI_Datatype, rb: BufMut,
     rn: Counts, d: Counts, rt: MPI_Datatype, c: MPI_Comm)
     [bytes(sn, st)] sized);
@@ -259,7 +266,8 @@ wrap!(MPI_Exscan => PMPI_Exscan(sb: Buf, rb: BufMut, n: c_int, t: MPI_Datatype, 
     [bytes(n, t)] sized);
 wrap!(MPI_Reduce_scatter_block => PMPI_Reduce_scatter_block(sb: Buf, rb: BufMut, n: c_int,
     t: MPI_Datatype, op: MPI_Op, c: MPI_Comm)
-    [bytes(n, t)] |f| format!("{} bytes per rank", f[0]));
+    [bytes(n, t)] |f| format!("{} bytes per rank", f[0]);
+    tally bytes(n, t));
 
 wrap!(MPI_Neighbor_alltoallv => PMPI_Neighbor_alltoallv(sb: Buf, sn: Counts, sd: Counts,
     st: MPI_Datatype, rb: BufMut, rn: Counts, rd: Counts, rt: MPI_Datatype, c: MPI_Comm)

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Chapter 09's captures for the book beyond its lab's output (tp_block at NP ranks): the
+# lab at 1 and 3 ranks and in f64, its --help and its refusals, the planted mistakes, and
+# the benchmark (tp_bench).
+# `make outputs CH=09` runs the lab, then this script from the repository root
+# (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.
+set -euo pipefail
+book=book/src/ch09-tensor-parallel
+lab() { cargo run -q --release -p ch09-tensor-parallel --features solution --bin tp_block -- "$@"; }
+for n in 1 3; do
+  { echo "\$ NP=$n cargo run --release -p ch09-tensor-parallel --features solution --bin tp_block";
+    NP=$n lab 2>&1 | grep -v 're-launching'; } > $book/output/tp-block-np$n.txt
+done
+{ echo '$ NP=4 cargo run --release -p ch09-tensor-parallel --features solution --bin tp_block -- --dtype f64';
+  NP=4 lab --dtype f64 2>&1 | grep -v 're-launching'; } > $book/output/tp-block-f64.txt
+{ echo '$ cargo run --release -p ch09-tensor-parallel --features solution --bin tp_block -- --help';
+  lab --help; } > $book/output/tp-block-help.txt
+# Refusals: one line each, before MPI starts (the exit status after it).
+{ for args in '--heads 8' '--hidden 100' '--dtype f16'; do
+    echo "\$ NP=3 cargo run --release -p ch09-tensor-parallel --features solution --bin tp_block -- $args"
+    NP=3 lab $args 2>&1 && echo "(accepted)" || echo "(exit status $?)"
+  done; } > $book/output/tp-block-refused.txt
+# The planted mistakes: what the learner sees of each, one file per mistake.
+cmd='$ cargo test -p ch09-tensor-parallel --features solution --test planted_mistakes -- --nocapture'
+said=$(cargo test -q -p ch09-tensor-parallel --features solution --test planted_mistakes -- --nocapture 2>&1 \
+  | sed 's/^[.i]*//; s/^rank [0-9]* | //' | sort -u)
+for pair in 'f-backward:^rank 0 says: .*f.s backward must sum' 'bias:^rank 0 says: .*bias added on each' \
+    'vocab:^vocabulary shards, V = '; do
+  { echo "$cmd"; echo "$said" | grep -E "${pair#*:}"; } > $book/output/planted-${pair%%:*}.txt
+done
+# The benchmark: t = 1, 2, 4 for a compute-bound and a communication-bound block.
+{ echo '$ make bench CH=09'
+  cargo run -q --release -p ch09-tensor-parallel --features solution --bin tp_bench 2>&1 | grep -v ': running'; } \
+  > $book/output/tp-bench.txt
+echo "outputs: wrote tp-block-np1.txt, tp-block-np3.txt, tp-block-f64.txt, tp-block-help.txt, tp-block-refused.txt, planted-*.txt and tp-bench.txt in $book/"

@@ -1,0 +1,37 @@
+//! Given: what a rank of t holds and sends for one transformer block, by formula (the lab
+//! prints each next to what it measured).
+//!
+//! Shapes: b sequences of s tokens, h features, a heads, an MLP of F features.
+
+use crate::params::BlockConfig;
+
+/// Parameters rank r of t holds: Q, K, V and the MLP's first layer column-parallel
+/// (weights and biases / t), the output projection and the MLP's second layer
+/// row-parallel (weights / t, biases whole), the two layer norms whole:
+/// `(4h² + 2hF)/t + (3h + F)/t + 2h + 4h`.
+pub fn params_per_rank(cfg: &BlockConfig, t: usize) -> usize {
+    let (h, f) = (cfg.hidden, cfg.ffn);
+    (4 * h * h + 2 * h * f) / t + (3 * h + f) / t + 2 * h + 4 * h
+}
+
+/// Allreduces per block: `(forward, backward)` = (2, 2): the g after attention and after
+/// the MLP forward, the f before each backward.
+pub const ALLREDUCES: (usize, usize) = (2, 2);
+
+/// Elements of each of the block's allreduces: one activation (or its gradient) of the
+/// whole batch, `b * s * h`.
+pub fn allreduce_elements(cfg: &BlockConfig) -> usize {
+    cfg.batch * cfg.seq * cfg.hidden
+}
+
+/// Elements of the activations one forward of the block computes on rank r of t (what
+/// autograd may keep for the backward), in two parts: `(whole, sharded)`. Whole, on every
+/// rank: the input, the first norm, the attention's output after g, h, the second norm,
+/// the MLP's output after g: `6bsh`. Sharded: Q, K, V, the heads' output (`4bsh/t`), the
+/// scores and their softmax (`2b(a/t)s²`), the MLP's two hidden activations (`2bsF/t`).
+pub fn activation_elements(cfg: &BlockConfig, t: usize) -> (usize, usize) {
+    let (b, s, h, a, f) = (cfg.batch, cfg.seq, cfg.hidden, cfg.heads, cfg.ffn);
+    let whole = 6 * b * s * h;
+    let sharded = 4 * b * s * h / t + 2 * b * (a / t) * s * s + 2 * b * s * f / t;
+    (whole, sharded)
+}
