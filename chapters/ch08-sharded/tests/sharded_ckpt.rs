@@ -52,10 +52,7 @@ mpi_test! {
                 return Err(format!("steps {:?} vs {:?}", (b.3, b.4), (a.3, a.4)));
             }
         }
-        world.barrier();
-        if world.rank() == 0 {
-            std::fs::remove_dir_all(&dir).ok();
-        }
+        ckpt_common::remove_shared(world, &dir);
         Ok(())
     }
 }
@@ -109,10 +106,7 @@ mpi_test! {
                     return Err(format!("{what}: {} steps, losses {losses:?}", go.steps));
                 }
             }
-            world.barrier();
-            if world.rank() == 0 {
-                std::fs::remove_dir_all(&dir).ok();
-            }
+            ckpt_common::remove_shared(world, &dir);
         }
         Ok(())
     }

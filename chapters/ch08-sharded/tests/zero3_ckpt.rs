@@ -67,10 +67,7 @@ mpi_test! {
         if (a.1, a.2) != (b.1, b.2) {
             return Err(format!("{what}: steps {:?} vs {:?}", (b.1, b.2), (a.1, a.2)));
         }
-        world.barrier();
-        if world.rank() == 0 {
-            std::fs::remove_dir_all(&dir).ok();
-        }
+        ckpt_common::remove_shared(world, &dir);
         Ok(())
     }
 }
@@ -127,10 +124,7 @@ mpi_test! {
                     return Err(format!("{what}: {} steps, losses {losses:?}", go.steps));
                 }
             }
-            world.barrier();
-            if world.rank() == 0 {
-                std::fs::remove_dir_all(&dir).ok();
-            }
+            ckpt_common::remove_shared(world, &dir);
         }
         Ok(())
     }

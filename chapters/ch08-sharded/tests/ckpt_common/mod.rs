@@ -36,6 +36,14 @@ pub fn shared_dir(comm: &SimpleCommunicator, what: &str) -> PathBuf {
     std::env::temp_dir().join(format!("ch08-{what}-{pid}"))
 }
 
+/// Removes `dir` (made by [`shared_dir`]) once every rank of `comm` is done with it.
+pub fn remove_shared(comm: &SimpleCommunicator, dir: &Path) {
+    comm.barrier();
+    if comm.rank() == 0 {
+        std::fs::remove_dir_all(dir).ok();
+    }
+}
+
 /// The first `n` ranks of `world` as a communicator (None on the others).
 pub fn first(world: &SimpleCommunicator, n: usize) -> Option<SimpleCommunicator> {
     let color = match (world.rank() as usize) < n {
