@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Chapter 08's captures for the book beyond its lab's output: the lab's traced figure, its
 # --help, stages 0 and 1 at 4 ranks, the bytes per rank against N (a table, and a plot at
-# N = 1..8), sharded checkpoints (saved, resumed, resharded, refused), and the planted
+# N = 1..8), sharded checkpoints (saved, resumed, resharded, refused; at stages 2 and 3), and the planted
 # mistakes; ZeRO-3: stage 3 at 4 ranks, its traced step, its bytes against stage 2's, the
 # memory budget (--max-mem), the benchmark (zero_bench).
 # `make outputs CH=08` runs the lab, then this script from the repository root
@@ -60,6 +60,25 @@ cp -r $ck/ckpt3 $ck/lost; rm $ck/lost/shard-2-of-3-step-*.ckpt
     echo "\$ NP=4 $cmd $2 $3 --checkpoint $1 --resume; echo \"exit \$?\""
     NP=4 zero $2 $3 --checkpoint $ck/$1 --resume 2>&1 | sed "s|$ck/||g" || echo "exit $?"
   done; } > $book/output/checkpoint-refusals.txt
+# Stage 3's checkpoints (a unit per layer): 40 steps straight; 20 saved at 2 ranks, resumed
+# at 2 (the same fingerprint) and at 3 (resharded layer by layer); then a checkpoint of
+# one kind of stage refused at the other.
+{ for args in 'straight3|40|' 'ckpt3s|20|' 'ls' 'ckpt3s|40|--resume' 'ckpt3s3|40|--resume|3'; do
+    if [ "$args" = ls ]; then
+      echo '$ ls -l ckpt3s'
+      ls -l $ck/ckpt3s | awk 'NR > 1 { printf "%9s  %s\n", $5, $9 }'
+      cp -r $ck/ckpt3s $ck/ckpt3s3
+      continue
+    fi
+    IFS='|' read -r dir steps more np <<< "$args"; np=${np:-2}
+    echo "\$ NP=$np $cmd --stage 3 --model mlp --max-steps $steps --checkpoint $dir $more --quiet" | sed 's/  */ /g'
+    NP=$np zero --stage 3 --model mlp --max-steps $steps --checkpoint $ck/$dir $more --quiet 2>&1 | keep
+  done; } > $book/output/checkpoints3.txt
+{ for case in 'ckpt3s --model mlp' 'ckpt3 --model mlp --stage 3'; do
+    set -- $case
+    echo "\$ NP=2 $cmd ${*:2} --checkpoint $1 --resume; echo \"exit \$?\""
+    NP=2 zero "${@:2}" --checkpoint $ck/$1 --resume 2>&1 | sed "s|$ck/||g" || echo "exit $?"
+  done; } > $book/output/checkpoint-refusals3.txt
 rm -rf "$ck"
 # The planted mistakes: what the learner sees of each, one file per mistake.
 cmd='$ cargo test -p ch08-sharded --features solution --test planted_mistakes -- --nocapture'
@@ -67,7 +86,7 @@ said=$(cargo test -q -p ch08-sharded --features solution --test planted_mistakes
   | sed 's/^[.i]*//; s/^rank [0-9]* | //' | sort -u)
 for pair in 'padding:^P = ' 'average:^rank 0 says: .*shard, element.*not divided' \
     'zero3-average:^rank 0 says: .*shard of layer.*not divided' 'whole:^rank 0: panicked at .*Adam was given' \
-    'reshard:^reshard of P = '; do
+    'reshard:^reshard of P = ' 'staged3:^rank 0 says: step 1, staged on'; do
   { echo "$cmd"; echo "$said" | grep -E "${pair#*:}"; } > $book/output/planted-${pair%%:*}.txt
 done
 # ZeRO-3: the lab at 4 ranks and its first step on the ring, drawn; its layers apart.
@@ -101,4 +120,4 @@ cp "$TARGET_DIR/workbook/ch08/zero-step-3.svg" $book/img/
 { echo '$ make bench CH=08'
   cargo run -q --release -p ch08-sharded --features solution --bin zero_bench 2>&1 | grep -v ': running'; } \
   > $book/output/zero-bench.txt
-echo "outputs: wrote img/zero-step-1.svg, img/zero-step-2.svg, img/zero-step-3.svg, zero-help.txt, zero-stage0.txt, zero-stage1.txt, zero-stage3.txt, memory.txt, memory3.txt, max-mem.txt, zero-bench.txt, img/memory-per-rank.svg, memory-by-n.txt, checkpoints.txt, checkpoint-refusals.txt and planted-*.txt in $book/"
+echo "outputs: wrote img/zero-step-1.svg, img/zero-step-2.svg, img/zero-step-3.svg, zero-help.txt, zero-stage0.txt, zero-stage1.txt, zero-stage3.txt, memory.txt, memory3.txt, max-mem.txt, zero-bench.txt, img/memory-per-rank.svg, memory-by-n.txt, checkpoints.txt, checkpoint-refusals.txt, checkpoints3.txt, checkpoint-refusals3.txt and planted-*.txt in $book/"

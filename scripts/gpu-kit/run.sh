@@ -11,7 +11,8 @@
 # non-blocking copies, the overlap model against the measured time, a Perfetto timeline); chapter 6's GPU test and
 # the trainer with --device cuda at 1, 2 and 4 ranks sharing the GPU (and on the CPU for
 # comparison), and its CNN 8 times wider; the trainer kit's CUDA IPC test (two ranks, device
-# to device); chapter 7's pipeline with its stages on the GPU; and the PyTorch anchors
+# to device); chapter 7's pipeline with its stages on the GPU; chapter 8's ZeRO-2 and ZeRO-3
+# on the GPU (collectives staged through host buffers) and their staged-step tests; and the PyTorch anchors
 # (anchors/: the same models, batches and optimizers in PyTorch eager, one process on the
 # same GPU, with python3's torch), whose ratios go into figures.txt. Every step has a deadline.
 # Expect: under 8 minutes; RESULTS/report.txt (one line per step, then the figures) and one
@@ -113,10 +114,13 @@ NP=1 step ch06-train-cnn8-cpu 150 ok "$B/train" --device cpu --model cnn:8 --bat
 step ipc 120 ok "$B/trainer-kit-cuda_ipc" --test-threads=1
 NP=2 step ch07-pipeline-cuda-np2 150 $cuda "$B/pipeline" --device cuda --steps 1500
 NP=4 step ch07-pipeline-cuda-dp2 150 $cuda "$B/pipeline" --device cuda --dp 2 --steps 1500
-# Chapter 8's ZeRO-2 with its state on the GPU and its collectives staged through host
-# buffers (stage 3 stays on the CPU: the lab refuses it with --device cuda).
+# Chapter 8's ZeRO-2 and ZeRO-3 with their state on the GPU and their collectives staged
+# through host buffers (stage 3: every layer's shards, gradients, Adam and the gathered
+# layer on the GPU), and the staged steps' tests against the host steps.
 NP=2 step ch08-zero-s2-cuda-np2 150 $cuda "$B/zero" --device cuda --stage 2
+NP=2 step ch08-zero-s3-cuda-np2 150 $cuda "$B/zero" --device cuda --stage 3
 step ch08-staged 180 ok "$B/ch08-sharded-staged" --test-threads=1
+step ch08-staged3 180 ok "$B/ch08-sharded-staged3" --test-threads=1
 
 # PyTorch eager, one process, on the same GPU: the anchors next to the runs above (the
 # same model, batch and optimizer; scripts/anchors in the repository). python3's own torch,

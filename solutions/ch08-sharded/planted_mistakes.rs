@@ -219,3 +219,52 @@ fn a_zero3_sum_without_average_is_named() {
     );
     println!("{text}");
 }
+
+// ANCHOR: staged3_doubled
+/// Mistake 6 (the staged ZeRO-3 step, `--device cuda`'s path): each layer's averaged
+/// gradient shard comes back from the host staging twice over (the sum divided by N/2).
+/// The check runs the staged step on the CPU next to the host step: they must agree bit
+/// for bit, and it names the ratio.
+fn backward_staged_twice(
+    halves: &dyn Halves,
+    unit: &ch08::layers::Unit,
+    gathered: ch08::layers::Counted,
+    input: &tch::Tensor,
+    upstream: ch08::layers::Upstream,
+    grad_shard: &mut [f32],
+    meter: &ch08::layers::Meter,
+) -> Option<tch::Tensor> {
+    let backward = ch08::layer_step::backward_layer;
+    let dx = backward(halves, unit, gathered, input, upstream, grad_shard, meter);
+    grad_shard.iter_mut().for_each(|g| *g *= 2.0); // the mistake
+    dx
+}
+// ANCHOR_END: staged3_doubled
+
+#[test]
+#[ignore = "planted mistake: started by a_doubled_staged_stage3_gradient_is_named"]
+fn planted_staged3_doubled() {
+    run_body("planted_staged3_doubled", |world| {
+        let grid = zero3_common::GridHalves(world);
+        let cpu = tch::Device::Cpu;
+        zero3_common::staged3_equals_host(world, &grid, false, cpu, backward_staged_twice, None)
+    });
+}
+
+#[test]
+fn a_doubled_staged_stage3_gradient_is_named() {
+    let out = launch_self("planted_staged3_doubled", 3, &[]);
+    let text = out.text();
+    assert!(
+        !out.success(),
+        "the doubled gradient went unnoticed:\n{text}"
+    );
+    assert!(
+        text.contains(
+            "step 1, staged on Cpu at 3 ranks, rank 0: element 0 of the averaged gradient shard"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("(ratio 2.0000)"), "{text}");
+    println!("{text}");
+}

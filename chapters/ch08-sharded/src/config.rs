@@ -51,7 +51,8 @@ pub struct Config {
     #[arg(long, value_name = "BYTES")]
     pub max_mem: Option<usize>,
     /// The flags every trainer takes (`--lr`: Adam's learning rate; `--checkpoint DIR`:
-    /// each rank saves its shard there, rank 0 a manifest; `--resume` loads it at any N)
+    /// each rank saves its shard there, rank 0 a manifest; `--resume` loads it at any N,
+    /// at a stage of the same kind: 0 to 2, or 3)
     #[command(flatten)]
     pub common: Common,
 }
@@ -94,13 +95,6 @@ pub fn check(c: &Config, ranks: usize) -> Result<(), String> {
         DeviceChoice::Cuda => true,
         DeviceChoice::Auto => tch::Cuda::is_available(),
     };
-    if gpu && c.stage == Stage::Zero3 {
-        return Err(
-            "--device cuda: stage 3 keeps its layers in host memory (not staged to \
-                    the device yet): use --stage 0, 1 or 2 on the GPU, or --device cpu"
-                .into(),
-        );
-    }
     if gpu && (run.checkpoint.is_some() || run.resume) {
         return Err(
             "--checkpoint, --resume: sharded checkpoints read and write host \
@@ -111,21 +105,15 @@ pub fn check(c: &Config, ranks: usize) -> Result<(), String> {
     if run.every == 0 {
         return Err("--every must be at least 1".into());
     }
-    if c.stage == Stage::Zero3 && (run.checkpoint.is_some() || run.resume) {
-        return Err(
-            "--checkpoint, --resume: sharded checkpoints are for stages 0, 1 and 2; \
-                    the stage-3 lab does not save yet"
-                .into(),
-        );
-    }
     if run.resume {
         // Every rank reads the same files here, before MPI starts: one verdict for all.
         let dir = run
             .checkpoint
             .as_ref()
             .ok_or("--resume needs --checkpoint DIR")?;
-        let (model, p) = crate::sharded_ckpt::model_id(c.model);
-        crate::sharded_ckpt::open(dir, &model, p).map_err(|e| format!("--resume: {e}"))?;
+        let (model, _) = crate::sharded_ckpt::model_id(c.model);
+        let units = crate::sharded_ckpt::units_of(c.model, c.stage);
+        crate::sharded_ckpt::open(dir, &model, &units).map_err(|e| format!("--resume: {e}"))?;
     }
     if c.epochs == 0 || c.max_steps == Some(0) {
         return Err("--epochs and --max-steps must be at least 1".into());

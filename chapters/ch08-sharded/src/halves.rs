@@ -32,6 +32,17 @@ pub trait Halves {
     }
 }
 
+/// The halves `--collectives` names (`collectives`), over every rank of `world`.
+pub fn for_collectives(
+    world: &SimpleCommunicator,
+    collectives: crate::config::Collectives,
+) -> Box<dyn Halves + '_> {
+    match collectives {
+        crate::config::Collectives::Ring => Box::new(RingHalves::new(world)),
+        crate::config::Collectives::Mpi => Box::new(MpiHalves { world }),
+    }
+}
+
 /// MPI's own collectives: [`step::reduce_scatter_sum`] and [`step::allgather_shards`].
 pub struct MpiHalves<'w> {
     pub world: &'w SimpleCommunicator,

@@ -2,20 +2,21 @@
 //! (each layer's P_l, S_l and padding), the training, the test accuracy, the first step's
 //! messages on the ring drawn from the trace, and the table of bytes held (the trainer's
 //! accounting, between steps and at the step's peak) and sent per rank against
-//! 16P/N + 8L and 3P(N-1)/N.
+//! 16P/N + 8L and 3P(N-1)/N; with `--checkpoint DIR`, the step saved and the parameters'
+//! fingerprint; with `--device cuda` (`crate::staged3`), the host staging bytes against
+//! their formula.
 //!
 //! Run: `make run CH=08 SOLUTION=1 ARGS="--stage 3"` (the `zero` lab dispatches here).
 
 use crate::config::{Collectives, Config};
-use crate::halves::{Halves, MpiHalves, RingHalves};
 use crate::memory;
-use crate::shards::Layout;
-use crate::train::fit_with;
-use crate::zero3::{Comm, Sharded};
+use crate::staged3::staging3_formula;
+use crate::trainer3::Trainer3;
+use crate::zero3::Sharded;
 use ch06::data::Dataset;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
-use tch::Kind;
+use tch::{Device, Kind, Tensor};
 use toolkit::trace::{self, Traced};
 
 /// Marks of the figure: forward gather, backward gather, gradient reduce-scatter.
@@ -35,34 +36,21 @@ fn mark(i: usize, n: usize, layers: usize) -> i64 {
     (kind * 1000 + layer) as i64
 }
 
-/// Runs the lab at stage 3 on `world` (every rank) and prints its report on rank 0.
+/// Runs the lab at stage 3 on `world` (every rank), its state on `device` (staged unless
+/// the CPU), and prints its report on rank 0.
 pub fn run(
     world: &SimpleCommunicator,
     cfg: &Config,
-    train: &Dataset,
-    test: &Dataset,
+    (train, test): (&Dataset, &Dataset),
     threads: usize,
+    device: Device,
 ) -> Result<(), String> {
-    let (rank, n) = (world.rank() as usize, world.size() as usize);
-    let root = rank == 0;
-    tch::manual_seed(cfg.common.seed as i64);
-    let mut model = Sharded::new(
-        cfg.model,
-        train.image_size(),
-        (n, rank),
-        cfg.common.lr,
-        Layout::new,
-    )?;
-    let halves: Box<dyn Halves> = match cfg.collectives {
-        Collectives::Ring => Box::new(RingHalves::new(world)),
-        Collectives::Mpi => Box::new(MpiHalves { world }),
-    };
-    let comm = Comm {
-        halves: &*halves,
-        prefetch: cfg.prefetch.then_some(world),
-    };
-    let padded: Vec<usize> = model.units.iter().map(|u| u.layout.padded).collect();
+    let n = world.size() as usize;
+    let root = world.rank() == 0;
+    let mut t = Trainer3::new_on(world, cfg.clone(), train.image_size(), device)?;
+    let padded: Vec<usize> = t.model.units.iter().map(|u| u.layout.padded).collect();
     if root {
+        let model = &t.model;
         println!(
             "zero: stage 3 (ZeRO-3) on {n} ranks, model {}: P = {} parameters in {} layers, \
              each its own flat buffer over the {n} ranks; prefetch {}",
@@ -83,83 +71,104 @@ pub fn run(
         }
         println!(
             "collectives {}; global batch {} ({} per rank), Adam lr {}, {threads} threads per rank",
-            halves.name(),
+            t.comm().halves.name(),
             cfg.common.batch,
             cfg.common.batch / n,
             cfg.common.lr
         );
+        if cfg.common.resume {
+            println!(
+                "resumed at step {} (saved checkpoint, any N: each layer's shards)",
+                t.steps
+            );
+        }
     }
-    let mut steps = 0;
-    let mut first: Vec<Traced> = vec![];
-    let (losses, sent) = fit_with(
-        world,
-        cfg,
-        train,
-        &mut steps,
-        &mut vec![],
-        &mut |x, y, count| {
-            if count {
-                trace::start();
-            }
-            let loss = model.step(&comm, x, y);
-            let sent = count.then(|| {
-                first = trace::stop();
-                first
-                    .iter()
-                    .filter(|m| m.sent)
-                    .map(|m| m.bytes as usize)
-                    .sum()
-            });
-            (loss, sent)
-        },
-    );
+    let (losses, sent) = t.fit(train);
+    if let Some(why) = t.ckpt_error.take() {
+        return Err(why);
+    }
     if root && !cfg.common.quiet {
-        for (e, loss) in losses.iter().enumerate() {
-            println!("epoch {:2}: train loss {loss:.4}", e + 1);
+        for (e, (loss, (secs, samples))) in losses.iter().zip(&t.epoch_time).enumerate() {
+            let rate = *samples as f64 / secs;
+            println!(
+                "epoch {:2}: train loss {loss:.4}, {rate:.0} samples/s",
+                e + 1
+            );
+        }
+    }
+    if let Some(dir) = &cfg.common.checkpoint {
+        let all = t.model.gathered_values(&t.comm()); // collective
+        let fp = ch06::flat::fingerprint(&[Tensor::from_slice(&all)]);
+        if root {
+            let (steps, dir) = (t.steps, dir.display());
+            println!("checkpoint: step {steps} in {dir} (parameters' fingerprint {fp:016x})");
         }
     }
     let idx: Vec<usize> = (0..test.len()).collect();
     let (x, y) = test.batch(&idx);
-    let logits = model.forward(&comm, &x, None);
+    let logits = t.model.forward(&t.comm(), &x, None).to_device(Device::Cpu);
     let right = logits.argmax(-1, false).eq_tensor(&y).to_kind(Kind::Double);
     let acc = 100.0 * right.mean(Kind::Double).double_value(&[]);
     if root {
+        let steps = t.steps;
         println!("after {steps} steps: test accuracy {acc:.1}%; each rank holds only its shards");
     }
     if cfg.collectives == Collectives::Ring && n > 1 {
-        let layers = model.units.len();
-        let mut k = 0;
-        let log: Vec<Traced> = first
-            .iter()
-            .map(|m| {
-                let mut m = *m;
-                if m.sent {
-                    m.first = mark(k, n, layers);
-                    k += 1;
-                }
-                m
-            })
-            .collect();
-        if let Some(logs) = trace::gather(world, &log, |m| m.first) {
-            let names: Vec<String> = model.units.iter().map(|u| u.name.clone()).collect();
-            let label = |x: i64| match x {
-                x if x < 0 => String::new(),
-                x => format!(
-                    "{}:{}",
-                    KINDS[(x / 1000) as usize],
-                    names[(x % 1000) as usize]
-                ),
-            };
-            trace::draw(
-                "One ZeRO-3 step on the ring",
-                "step",
-                &logs,
-                label,
-                "ch08/zero-step-3.svg",
-            );
-        }
+        draw(world, &t.model, &t.first_step);
     }
-    table(world, &model, &padded, sent, cfg)
+    table(world, &t.model, &padded, sent, cfg)?;
+    if let (Some(d), true) = (&t.model.on_device, root) {
+        let (bytes, formula) = (d.staging.bytes(), staging3_formula(&padded, n));
+        let same = if bytes == formula {
+            "exactly"
+        } else {
+            "NOT equal"
+        };
+        println!(
+            "on {:?}: the table's bytes (shards, gradient shards, Adam m+v, gathered layers); \
+             staging on the host (rank 0): {bytes} B, formula 4(L_max + 2 S_max) = {formula} B \
+             {same}",
+            d.device
+        );
+    }
+    Ok(())
+}
+
+/// The first step's messages on the ring, each send marked with its phase and layer,
+/// drawn by rank 0 (collective).
+fn draw(world: &SimpleCommunicator, model: &Sharded, first: &[Traced]) {
+    let n = world.size() as usize;
+    let layers = model.units.len();
+    let mut k = 0;
+    let log: Vec<Traced> = first
+        .iter()
+        .map(|m| {
+            let mut m = *m;
+            if m.sent {
+                m.first = mark(k, n, layers);
+                k += 1;
+            }
+            m
+        })
+        .collect();
+    if let Some(logs) = trace::gather(world, &log, |m| m.first) {
+        let names: Vec<String> = model.units.iter().map(|u| u.name.clone()).collect();
+        let label = |x: i64| match x {
+            x if x < 0 => String::new(),
+            x => format!(
+                "{}:{}",
+                KINDS[(x / 1000) as usize],
+                names[(x % 1000) as usize]
+            ),
+        };
+        trace::draw(
+            "One ZeRO-3 step on the ring",
+            "step",
+            &logs,
+            label,
+            "ch08/zero-step-3.svg",
+        );
+    }
 }
 
 /// Every rank's bytes held and sent to rank 0, which prints them against the formulas.

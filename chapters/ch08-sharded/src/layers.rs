@@ -142,6 +142,13 @@ pub fn layer_params(kind: ModelKind, image: (i64, i64)) -> Vec<usize> {
         .collect()
 }
 
+/// Each layer's name and P_l of `kind`'s model for (H, W) images, in forward order: the
+/// units a stage-3 checkpoint lists.
+pub fn layer_sizes(kind: ModelKind, image: (i64, i64)) -> Vec<(String, usize)> {
+    let layers = layer_values(kind, image).into_iter();
+    layers.map(|l| (l.0 .0, l.1.len())).collect()
+}
+
 /// How a unit's layout is made from (P_l, N, rank): `Layout::new` (ex 8.1's) in the
 /// trainer; the checks of ex 8.3 pass one of their own, so that they need ex 8.3 alone.
 pub type LayoutFn = fn(usize, usize, usize) -> Result<Layout, String>;
@@ -222,22 +229,37 @@ pub struct Counted<'m> {
 }
 
 impl<'m> Counted<'m> {
-    /// `len` zeros, counted on `meter`.
+    /// `len` zeros on the CPU, counted on `meter`.
     pub fn zeros(len: usize, meter: &'m Meter) -> Counted<'m> {
+        Counted::zeros_on(len, meter, Device::Cpu)
+    }
+
+    /// `len` zeros on `device`, counted on `meter` (the staged executor's gathered units).
+    pub fn zeros_on(len: usize, meter: &'m Meter, device: Device) -> Counted<'m> {
         meter.add(4 * len);
-        let flat = Tensor::zeros([len as i64], (Kind::Float, Device::Cpu));
+        let flat = Tensor::zeros([len as i64], (Kind::Float, device));
         Counted { flat, meter }
     }
 
-    /// The buffer as a slice.
+    /// The buffer as a slice (a CPU buffer only: a panic otherwise).
     pub fn values(&self) -> &[f32] {
+        assert_eq!(
+            self.flat.device(),
+            Device::Cpu,
+            "Counted::values: not on the CPU"
+        );
         // SAFETY: `flat` is a contiguous CPU f32 tensor that `self` owns; the slice
         // borrows `self`, so the buffer outlives it.
         unsafe { std::slice::from_raw_parts(self.flat.data_ptr() as *const f32, self.flat.numel()) }
     }
 
-    /// The buffer as a mutable slice (for MPI to write into).
+    /// The buffer as a mutable slice (for MPI to write into; a CPU buffer only).
     pub fn values_mut(&mut self) -> &mut [f32] {
+        assert_eq!(
+            self.flat.device(),
+            Device::Cpu,
+            "Counted::values_mut: not on the CPU"
+        );
         // SAFETY: as in `values`; `&mut self` keeps other Rust accesses out.
         unsafe {
             std::slice::from_raw_parts_mut(self.flat.data_ptr() as *mut f32, self.flat.numel())

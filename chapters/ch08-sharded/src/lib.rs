@@ -15,13 +15,16 @@
 //!   holds, measured and by formula), [`figure`] (one step's messages, drawn from the
 //!   trace), [`config`], [`train`] and [`fit`] (the lab), [`staged`] (the step on a GPU,
 //!   its collectives staged through host buffers); [`layers`] (the model cut into FSDP
-//!   units, one per layer), [`zero3`] (the ZeRO-3 executor, with prefetch), [`budget`]
-//!   (`--max-mem`), [`lab3`] (the lab at stage 3), [`timed`] (the collectives timed, for
-//!   the benchmark); [`sharded_ckpt`] and [`trainer_ckpt`] (sharded checkpoints: each rank
-//!   its shard, a manifest written last, resumed at the same N or resharded to another
-//!   with [`reshard`], ex 8.4 (optional): which saved slices make up a new rank's shard).
+//!   units, one per layer), [`zero3`] (the ZeRO-3 executor, with prefetch), [`staged3`]
+//!   (the executor on a GPU, staged through host buffers), [`budget`] (`--max-mem`),
+//!   [`trainer3`] and [`lab3`] (the trainer and the lab at stage 3), [`timed`] (the
+//!   collectives timed, for the benchmark); [`sharded_ckpt`], [`ckpt_read`] and
+//!   [`trainer_ckpt`] (sharded checkpoints at every stage: each rank its shard of each
+//!   unit, a manifest written last, resumed at the same N or resharded to another with
+//!   [`reshard`], ex 8.4 (optional): which saved slices make up a new rank's shard).
 
 pub mod budget;
+pub mod ckpt_read;
 pub mod config;
 pub mod figure;
 pub mod fit;
@@ -32,8 +35,10 @@ pub mod memory;
 pub mod sharded_ckpt;
 pub mod shards;
 pub mod staged;
+pub mod staged3;
 pub mod timed;
 pub mod train;
+pub mod trainer3;
 pub mod trainer_ckpt;
 pub mod zero3;
 

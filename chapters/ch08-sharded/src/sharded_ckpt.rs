@@ -1,39 +1,40 @@
-//! Given: sharded checkpoints. Each rank writes its own file, `DIR/shard-Q-of-N-step-S.ckpt`:
-//! the real elements of its shard (the padding stripped) of the flat parameters and of
-//! Adam's m and v, with the model's name, the step, P, N and Q. When every shard is on disk
-//! (written to a temporary file, synced, renamed), rank 0 replaces `DIR/manifest.ckpt` the
-//! same atomic way: the model, the step, P, N, and each shard file's length and FNV-1a
-//! checksum; then it deletes the shard files of earlier saves. The new shards have new
-//! names, so until the new manifest is in place the old manifest and its shards are
-//! untouched: a save cut short at any point leaves the previous checkpoint whole. The
+//! Given: sharded checkpoints, written. A checkpoint holds units: at stages 0 to 2 one,
+//! `flat` (the whole model's flat buffer), at stage 3 one per layer (each its own padded
+//! flat buffer, `crate::layers`). Each rank writes its own file,
+//! `DIR/shard-Q-of-N-step-S.ckpt`: for every unit, the real elements of its shard (the
+//! padding stripped) of the unit's parameters and of Adam's m and v, with the model's
+//! name, the step, N, Q and each unit's name and P_l. When every shard is on disk (written
+//! to a temporary file, synced, renamed), rank 0 replaces `DIR/manifest.ckpt` the same
+//! atomic way: the model, the step, N, the units (name, P_l), and each shard file's length
+//! and FNV-1a checksum; then it deletes the shard files of earlier saves. The new shards
+//! have new names, so until the new manifest is in place the old manifest and its shards
+//! are untouched: a save cut short at any point leaves the previous checkpoint whole. The
 //! containers are the trainer kit's (`trainer_kit::ckpt`: magic, version, length, body,
-//! checksum).
-//!
-//! Reading ([`open`]) checks the manifest and every shard against it and refuses, in one
-//! line, another model's checkpoint, a missing, truncated or corrupt shard, and a shard
-//! the manifest does not list. A checkpoint saved at N ranks loads at any M
-//! ([`Saved::shard`], with `reshard`'s arithmetic). Every rank reads every shard, so that
-//! all ranks reach the same verdict without a message (the lab checks before MPI starts).
+//! checksum). Reading and checking them, and resharding, is `crate::ckpt_read`.
 
-use crate::reshard::sources;
-use crate::shards::{saved_slice, Layout};
+pub use crate::ckpt_read::{open, Saved, SavedUnit, Slice};
+use crate::memory::Stage;
+use crate::shards::Layout;
 use ch06::model::ModelKind;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use trainer_kit::ckpt::{fnv1a, same_model, Format, Reader, SealError, Writer};
+use trainer_kit::ckpt::{fnv1a, Format, Writer};
 
-/// A shard file's format.
-const SHARD: Format = Format {
+/// A shard file's format (version 2: the units listed).
+pub(crate) const SHARD: Format = Format {
     magic: *b"CH08SHRD",
-    version: 1,
+    version: 2,
 };
-/// The manifest's format.
-const MANIFEST: Format = Format {
+/// The manifest's format (version 2: the units listed).
+pub(crate) const MANIFEST: Format = Format {
     magic: *b"CH08MANI",
-    version: 1,
+    version: 2,
 };
+/// The one unit of a checkpoint of stages 0 to 2: the whole model's flat buffer (its
+/// tensors sorted by name).
+pub const FLAT_UNIT: &str = "flat";
 
 /// Saved rank `q`'s file of a checkpoint saved by `n` ranks at `step`.
 pub fn shard_file(dir: &Path, q: usize, n: usize, step: u64) -> PathBuf {
@@ -65,24 +66,13 @@ pub fn model_name(kind: ModelKind, mut named: Vec<(String, Vec<i64>)>) -> (Strin
     )
 }
 
-/// One saved rank's slice: the real elements of its shard of the parameters, m and v.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Slice {
-    pub values: Vec<f32>,
-    pub m: Vec<f32>,
-    pub v: Vec<f32>,
-}
-
-/// A checkpoint as read back and checked.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Saved {
-    pub step: u64,
-    /// P.
-    pub params: usize,
-    /// N: the ranks that saved it.
-    pub ranks: usize,
-    /// Saved rank q's slice, for q in 0..N.
-    pub slices: Vec<Slice>,
+/// The units a checkpoint of `kind`'s model at `stage` holds (name, P_l), in order: one,
+/// [`FLAT_UNIT`] of all P, at stages 0 to 2; one per layer at stage 3.
+pub fn units_of(kind: ModelKind, stage: Stage) -> Vec<(String, usize)> {
+    match stage {
+        Stage::Zero3 => crate::layers::layer_sizes(kind, (8, 8)),
+        _ => vec![(FLAT_UNIT.into(), model_id(kind).1)],
+    }
 }
 
 /// Writes `bytes` to `file` atomically: a temporary file, synced, renamed over `file`.
@@ -101,25 +91,31 @@ fn sync_dir(dir: &Path) -> std::io::Result<()> {
     std::fs::File::open(dir)?.sync_all()
 }
 
-/// What a rank saves: the step, the whole flat parameters (`values`; a rank writes its
-/// layout's real elements of them) and its Adam moments (`layout.shard` elements each).
+/// One unit of what a rank saves: its name, this rank's layout in the unit's padded flat
+/// buffer, and this rank's shard of the unit's parameters and of Adam's m and v
+/// (`layout.shard` elements each, the buffer's elements `layout.mine`; the padding is not
+/// written).
 pub struct ToSave<'a> {
-    pub step: u64,
+    pub name: &'a str,
+    pub layout: &'a Layout,
     pub values: &'a [f32],
     pub m: &'a [f32],
     pub v: &'a [f32],
 }
 
-/// Saves this rank's part of `state` into `dir`. Collective over `world`; with
-/// `layout.ranks == 1` (plain data parallelism) only rank 0 writes.
+/// Saves this rank's part of `units` at `step` into `dir`. Collective over `world`; with
+/// one rank in the units' layouts (plain data parallelism) only rank 0 writes.
 pub fn save(
     world: &SimpleCommunicator,
     dir: &Path,
     model: &str,
-    layout: &Layout,
-    state: ToSave,
+    step: u64,
+    units: &[ToSave],
 ) -> Result<(), String> {
-    let ToSave { step, values, m, v } = state;
+    let (ranks, rank) = (units[0].layout.ranks, units[0].layout.rank);
+    assert!(units
+        .iter()
+        .all(|u| u.layout.ranks == ranks && u.layout.rank == rank));
     let root = world.rank() == 0;
     let shown = dir.display();
     let mut failed = 0u64;
@@ -132,22 +128,26 @@ pub fn save(
             "cannot save into {shown}: rank 0 could not create it"
         ));
     }
-    let writes = layout.ranks == world.size() as usize || root;
+    let writes = ranks == world.size() as usize || root;
     let mut mine = [0u64; 3]; // failed, checksum, length
     if writes {
-        let real = layout.real();
-        let own = real.start - layout.mine.start..real.end - layout.mine.start;
         let mut body = Writer::default();
         body.str(model);
-        for x in [step as usize, layout.params, layout.ranks, layout.rank].map(|x| x as u64) {
+        for x in [step, ranks as u64, rank as u64, units.len() as u64] {
             body.u64(x);
         }
-        let len = [own.len() as i64];
-        body.tensor("values", &len, &values[real.clone()]);
-        body.tensor("adam_m", &len, &m[own.clone()]);
-        body.tensor("adam_v", &len, &v[own]);
+        for u in units {
+            let (l, real) = (u.layout, u.layout.real());
+            let own = real.start - l.mine.start..real.end - l.mine.start;
+            body.str(u.name);
+            body.u64(l.params as u64);
+            let len = [own.len() as i64];
+            body.tensor("values", &len, &u.values[own.clone()]);
+            body.tensor("adam_m", &len, &u.m[own.clone()]);
+            body.tensor("adam_v", &len, &u.v[own]);
+        }
         let bytes = SHARD.seal(&body.bytes);
-        let file = shard_file(dir, layout.rank, layout.ranks, step);
+        let file = shard_file(dir, rank, ranks, step);
         mine = match write_atomic(&file, &bytes) {
             Ok(()) => [0, fnv1a(&bytes), bytes.len() as u64],
             Err(_) => [1, 0, 0],
@@ -163,18 +163,23 @@ pub fn save(
     if root {
         let mut body = Writer::default();
         body.str(model);
-        for x in [step, layout.params as u64, layout.ranks as u64] {
+        for x in [step, ranks as u64, units.len() as u64] {
             body.u64(x);
         }
-        all.chunks(3).take(layout.ranks).for_each(|c| {
+        for u in units {
+            body.str(u.name);
+            body.u64(u.layout.params as u64);
+        }
+        all.chunks(3).take(ranks).for_each(|c| {
             body.u64(c[1]);
             body.u64(c[2]);
         });
         failed = write_atomic(&manifest_file(dir), &MANIFEST.seal(&body.bytes)).is_err() as u64;
         if failed == 0 {
             // The new checkpoint is whole: the shards of earlier saves can go.
-            let current = |q| shard_file(dir, q, layout.ranks, step);
-            let keep: Vec<PathBuf> = (0..layout.ranks).map(current).collect();
+            let keep: Vec<PathBuf> = (0..ranks)
+                .map(|q| shard_file(dir, q, ranks, step))
+                .collect();
             for f in std::fs::read_dir(dir).into_iter().flatten().flatten() {
                 let name = f.file_name().to_string_lossy().into_owned();
                 if name.starts_with("shard-")
@@ -192,114 +197,5 @@ pub fn save(
         _ => Err(format!(
             "cannot save into {shown}: rank 0 could not write the manifest"
         )),
-    }
-}
-
-/// Why a container cannot be read, in words.
-fn sealed(e: SealError, what: &str) -> String {
-    match e {
-        SealError::Truncated { expected, got } => {
-            format!("truncated: {got} bytes of {expected} (was its write cut short?)")
-        }
-        SealError::NotACheckpoint => format!("not a chapter-8 {what}"),
-        SealError::Corrupt => "corrupt: checksum mismatch".into(),
-    }
-}
-
-/// Reads the checkpoint in `dir` and checks it against this run's `model` (its name from
-/// [`model_id`]) with `params` parameters: the manifest, then every shard against it.
-/// Errors are one line, starting with the file at fault.
-pub fn open(dir: &Path, model: &str, params: usize) -> Result<Saved, String> {
-    let file = manifest_file(dir);
-    let at = |f: &Path, why: String| format!("{}: {why}", f.display());
-    let bytes = std::fs::read(&file).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => at(
-            &file,
-            "missing: not a checkpoint, or its save did not finish".into(),
-        ),
-        _ => at(&file, e.to_string()),
-    })?;
-    let body = MANIFEST
-        .unseal(&bytes)
-        .map_err(|e| at(&file, sealed(e, "manifest")))?;
-    let mut r = Reader::new(body);
-    let odd = |f: &Path| at(f, "corrupt: its fields do not add up".into());
-    let saved = r.str().ok_or_else(|| odd(&file))?;
-    same_model(&saved, model).map_err(|e| at(&file, e))?;
-    let mut head = [0u64; 3];
-    for x in head.iter_mut() {
-        *x = r.u64().ok_or_else(|| odd(&file))?;
-    }
-    let [step, p, n] = head.map(|x| x as usize);
-    if p != params || n == 0 || n > p {
-        return Err(odd(&file));
-    }
-    let mut listed = vec![];
-    for _ in 0..n {
-        listed.push((
-            r.u64().ok_or_else(|| odd(&file))?,
-            r.u64().ok_or_else(|| odd(&file))?,
-        ));
-    }
-    if !r.at_end() {
-        return Err(odd(&file));
-    }
-    let mut slices = vec![];
-    for (q, (sum, len)) in listed.into_iter().enumerate() {
-        let f = shard_file(dir, q, n, step as u64);
-        let bytes = std::fs::read(&f).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => {
-                at(&f, format!("missing (the manifest lists {n} shards)"))
-            }
-            _ => at(&f, e.to_string()),
-        })?;
-        let body = SHARD
-            .unseal(&bytes)
-            .map_err(|e| at(&f, sealed(e, "shard")))?;
-        if fnv1a(&bytes) != sum || bytes.len() as u64 != len {
-            return Err(at(
-                &f,
-                format!("not the shard the manifest lists (step {step}): from another save?"),
-            ));
-        }
-        let mut r = Reader::new(body);
-        let head = (r.str(), r.u64(), r.u64(), r.u64(), r.u64());
-        let want = (Some(saved.clone()), Some(step as u64), Some(p as u64));
-        if (head.0, head.1, head.2) != want || (head.3, head.4) != (Some(n as u64), Some(q as u64))
-        {
-            return Err(odd(&f));
-        }
-        let real = saved_slice(p, n, q).len();
-        let mut read = |name: &str| match r.tensor::<f32>() {
-            Some((got, _, x)) if got == name && x.len() == real => Ok(x),
-            _ => Err(odd(&f)),
-        };
-        let (values, m, v) = (read("values")?, read("adam_m")?, read("adam_v")?);
-        slices.push(Slice { values, m, v });
-    }
-    Ok(Saved {
-        step: step as u64,
-        params,
-        ranks: n,
-        slices,
-    })
-}
-
-impl Saved {
-    /// Every parameter, in flat order (P elements): what every rank of every stage holds.
-    pub fn values(&self) -> Vec<f32> {
-        self.slices.iter().flat_map(|s| s.values.clone()).collect()
-    }
-
-    /// `layout`'s shard of m and of v (its padding zeros), rebuilt from the saved slices
-    /// whatever N they were saved at.
-    pub fn shard(&self, layout: &Layout) -> (Vec<f32>, Vec<f32>) {
-        let (mut m, mut v) = (vec![0.0; layout.shard], vec![0.0; layout.shard]);
-        for c in sources(self.params, self.ranks, layout) {
-            let s = &self.slices[c.from];
-            m[c.dst.clone()].copy_from_slice(&s.m[c.src.clone()]);
-            v[c.dst].copy_from_slice(&s.v[c.src]);
-        }
-        (m, v)
     }
 }

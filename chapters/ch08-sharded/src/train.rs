@@ -10,9 +10,9 @@
 //! frees the shard once Adam has used it. On a GPU ([`Trainer::new_on`]) the same step
 //! runs with its collectives staged through host buffers (`staged`).
 
-use crate::config::{Collectives, Config};
+use crate::config::Config;
 pub use crate::fit::{fit_with, sum_over_ranks, StepFn};
-use crate::halves::{Halves, MpiHalves, RingHalves};
+use crate::halves::Halves;
 use crate::memory::{Held, Stage};
 use crate::shards::{FlatParams, Layout, ShardAdam};
 use crate::staged::OnDevice;
@@ -92,10 +92,7 @@ impl<'w> Trainer<'w> {
         let flat = FlatParams::new_on(params, layout.padded, device);
         let adam = ShardAdam::new_on(cfg.common.lr, layout.shard, device);
         let on_device = (device != Device::Cpu).then(|| OnDevice::new(device, cfg.stage, &layout));
-        let halves: Box<dyn Halves> = match cfg.collectives {
-            Collectives::Ring => Box::new(RingHalves::new(world)),
-            Collectives::Mpi => Box::new(MpiHalves { world }),
-        };
+        let halves = crate::halves::for_collectives(world, cfg.collectives);
         let mut t = Trainer {
             world,
             cfg,

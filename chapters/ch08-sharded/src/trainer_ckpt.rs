@@ -3,13 +3,15 @@
 //!
 //! A save writes this rank's shard: the real elements of its part of the flat parameters,
 //! and its Adam m and v (at stage 0, where every rank holds everything, rank 0 alone
-//! writes one "shard" of all of it). A resume reads the checkpoint (saved at any N, any
-//! stage), gives every rank all the parameters and its own shard of m and v, and sets the
-//! step count: the next step is the one the saved run would have taken.
+//! writes one "shard" of all of it): one unit, `flat`, the whole model's flat buffer. A
+//! resume reads the checkpoint (saved at any N, at any of stages 0 to 2), gives every rank
+//! all the parameters and its own shard of m and v, and sets the step count: the next step
+//! is the one the saved run would have taken. (Stage 3's trainer saves a unit per layer:
+//! `trainer3`.)
 //!
 //! Tests: `cargo test -p ch08-sharded --features solution --test sharded_ckpt`.
 
-use crate::sharded_ckpt::{self, model_name, ToSave};
+use crate::sharded_ckpt::{self, model_name, ToSave, FLAT_UNIT};
 use crate::train::Trainer;
 
 impl Trainer<'_> {
@@ -19,8 +21,8 @@ impl Trainer<'_> {
         let Some(dir) = self.cfg.common.checkpoint.clone() else {
             return Ok(());
         };
-        let due = self.steps.is_multiple_of(self.cfg.common.every.max(1)) || last;
-        if !due || self.saved_at == Some(self.steps) || self.ckpt_error.is_some() {
+        if !due(self.steps, self.cfg.common.every, last, self.saved_at) || self.ckpt_error.is_some()
+        {
             return Ok(());
         }
         self.save(&dir)?;
@@ -33,15 +35,15 @@ impl Trainer<'_> {
     pub fn save(&self, dir: &std::path::Path) -> Result<(), String> {
         let (m, v) = self.adam.moments();
         let (model, _) = self.model_id();
-        let values = self.flat.values();
         let l = &self.layout;
-        let state = ToSave {
-            step: self.steps,
-            values,
+        let unit = ToSave {
+            name: FLAT_UNIT,
+            layout: l,
+            values: &self.flat.values()[l.mine.clone()],
             m: &m,
             v: &v,
         };
-        sharded_ckpt::save(self.world, dir, &model, l, state)
+        sharded_ckpt::save(self.world, dir, &model, self.steps, &[unit])
     }
 
     /// Restores the checkpoint in `--checkpoint DIR`: all the parameters, this rank's
@@ -54,13 +56,15 @@ impl Trainer<'_> {
             .clone()
             .ok_or("--resume needs --checkpoint DIR")?;
         let (model, p) = self.model_id();
-        let saved = sharded_ckpt::open(&dir, &model, p).map_err(|e| format!("--resume: {e}"))?;
-        let values = saved.values();
+        let units = [(FLAT_UNIT.to_string(), p)];
+        let saved =
+            sharded_ckpt::open(&dir, &model, &units).map_err(|e| format!("--resume: {e}"))?;
+        let unit = &saved.units[0];
         let flat = self.flat.values_mut();
-        flat[..p].copy_from_slice(&values);
+        flat[..p].copy_from_slice(&unit.values());
         flat[p..].fill(0.0);
-        let (m, v) = saved.shard(&self.layout);
-        self.adam.restore(&m, &v, saved.step);
+        let shard = unit.shard(&self.layout);
+        self.adam.restore(&shard.m, &shard.v, saved.step);
         (self.steps, self.saved_at) = (saved.step, Some(saved.step));
         Ok(())
     }
@@ -73,4 +77,10 @@ impl Trainer<'_> {
             self.names.iter().cloned().zip(shapes).collect(),
         )
     }
+}
+
+/// Whether a checkpoint is due after `steps` steps: every `every` steps, and after the last
+/// step (`last`), unless that step was just saved (`saved_at`). Both trainers ask it.
+pub(crate) fn due(steps: u64, every: u64, last: bool, saved_at: Option<u64>) -> bool {
+    (steps.is_multiple_of(every.max(1)) || last) && saved_at != Some(steps)
 }

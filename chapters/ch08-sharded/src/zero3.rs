@@ -13,18 +13,24 @@
 //! With prefetch, the next unit's allgather (the one after in the forward, the one before
 //! in the backward) is posted non-blocking (MPI_Iallgather) before this unit computes,
 //! and waited for after: while it flies, a rank holds two gathered units.
+//!
+//! On a device ([`Sharded::stage_on`], `crate::staged3`) the same executor keeps the
+//! shards, gradients, Adam's state and gathered units there, each collective going
+//! through host buffers allocated once.
 
 use crate::layer_step::backward_layer;
 use crate::layers::{self, Counted, Meter, Unit, Upstream};
 use crate::memory::Held;
 use crate::shards::ShardAdam;
+use crate::staged3::{upload, OnDevice3};
 use ch06::model::ModelKind;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::cell::Cell;
+use std::mem::take;
 use std::ops::Range;
 use std::time::Instant;
-use tch::Tensor;
+use tch::{Device, Tensor};
 
 /// How the executor gathers: through the step's [`Halves`](crate::halves::Halves), one
 /// unit at a time, or with the next unit's MPI_Iallgather posted ahead (prefetch).
@@ -62,6 +68,9 @@ pub struct Sharded {
     pub meter: Meter,
     /// Seconds spent waiting for prefetched allgathers (MPI_Wait), since made.
     pub wait_secs: Cell<f64>,
+    /// On a device: the shards, gradients and staging there (the host vectors above are
+    /// then empty); None: the host path.
+    pub on_device: Option<OnDevice3>,
 }
 
 impl Sharded {
@@ -92,6 +101,7 @@ impl Sharded {
             adam: ShardAdam::new(lr, len),
             meter: Meter::default(),
             wait_secs: Cell::new(0.0),
+            on_device: None,
         })
     }
 
@@ -104,9 +114,11 @@ impl Sharded {
     /// buffers (all a rank keeps between steps), and in `gathered` the most the last step
     /// held at once of gathered units and whole unit gradients (the meter's peak).
     pub fn held(&self) -> Held {
+        let on = self.on_device.as_ref();
+        let (p, g) = on.map_or((0, 0), |d| (d.shards.numel(), d.grad_shards.numel()));
         Held {
-            params: 4 * self.shards.len(),
-            grads: 4 * self.grad_shards.len(),
+            params: 4 * (self.shards.len() + p),
+            grads: 4 * (self.grad_shards.len() + g),
             adam: self.adam.state_bytes(),
             gathered: self.meter.peak(),
         }
@@ -114,7 +126,11 @@ impl Sharded {
 
     /// Unit `l` gathered, blocking: every rank's shard into a counted buffer.
     pub fn gather(&self, comm: &Comm, l: usize) -> Counted<'_> {
-        let mut full = Counted::zeros(self.units[l].layout.padded, &self.meter);
+        let padded = self.units[l].layout.padded;
+        if let Some(d) = &self.on_device {
+            return d.gather(comm.halves, self.ranges[l].clone(), padded, &self.meter);
+        }
+        let mut full = Counted::zeros(padded, &self.meter);
         comm.halves
             .gather_all(&self.shards[self.ranges[l].clone()], full.values_mut());
         full
@@ -132,10 +148,17 @@ impl Sharded {
         let (Some(world), Some(k)) = (comm.prefetch, next) else {
             return (work(), None);
         };
-        let mut ahead = Counted::zeros(self.units[k].layout.padded, &self.meter);
-        let shard = &self.shards[self.ranges[k].clone()];
+        let padded = self.units[k].layout.padded;
+        let mut ahead = Counted::zeros_on(padded, &self.meter, self.device());
+        let range = self.ranges[k].clone();
+        // Staged: the host buffers (the current unit is already on the device).
+        let mut staged = self.on_device.as_ref().map(|d| d.stage(range.clone()));
+        let (shard, full): (&[f32], &mut [f32]) = match &mut staged {
+            None => (&self.shards[range], ahead.values_mut()),
+            Some((s, g)) => (&s[..range.len()], &mut g[..padded]),
+        };
         let out = mpi::request::scope(|scope| {
-            let request = world.immediate_all_gather_into(scope, shard, ahead.values_mut());
+            let request = world.immediate_all_gather_into(scope, shard, full);
             let out = work();
             let t0 = Instant::now();
             let _ = request.wait();
@@ -143,6 +166,9 @@ impl Sharded {
                 .set(self.wait_secs.get() + t0.elapsed().as_secs_f64());
             out
         });
+        if let Some((_, g)) = &staged {
+            upload(&ahead.flat, &g[..padded]); // host -> device
+        }
         (out, Some(ahead))
     }
 
@@ -150,7 +176,7 @@ impl Sharded {
     /// keeping each unit's input in `inputs` when given.
     pub fn forward(&self, comm: &Comm, x: &Tensor, mut inputs: Option<&mut Vec<Tensor>>) -> Tensor {
         let last = self.units.len() - 1;
-        let mut h = x.shallow_clone();
+        let mut h = x.to_device(self.device());
         let mut cur = self.gather(comm, 0);
         for (l, unit) in self.units.iter().enumerate() {
             if let Some(kept) = inputs.as_deref_mut() {
@@ -188,11 +214,18 @@ impl Sharded {
         backward: Backward,
     ) -> f64 {
         self.meter.reset();
+        let device = self.device();
+        let (images, labels) = (&images.to_device(device), &labels.to_device(device));
         let mut inputs = vec![];
         let logits = self.forward(comm, images, Some(&mut inputs));
         let loss = tch::no_grad(|| logits.cross_entropy_for_logits(labels)).double_value(&[]);
         drop(logits);
-        let mut grads = std::mem::take(&mut self.grad_shards);
+        let mut grads = take(&mut self.grad_shards);
+        // Staged: each unit's averaged gradient shard lands on the host, then the device.
+        let mut staged = self
+            .on_device
+            .as_mut()
+            .map(|d| take(&mut d.staging.grad_shard));
         let mut upstream: Option<Tensor> = None;
         let mut cur = Some(self.gather(comm, self.units.len() - 1));
         for l in (0..self.units.len()).rev() {
@@ -208,17 +241,30 @@ impl Sharded {
                 None => Upstream::Loss(labels),
                 Some(g) => Upstream::Grad(g),
             };
-            let shard = &mut grads[self.ranges[l].clone()];
+            let range = self.ranges[l].clone();
+            let shard = match staged.as_mut() {
+                None => &mut grads[range.clone()],
+                Some(host) => &mut host[..range.len()],
+            };
             let next = l.checked_sub(1);
             let (dx, ahead) = self.overlapped(comm, next, || {
                 backward(comm.halves, unit, gathered, &input, up, shard, &self.meter)
             });
+            if let (Some(d), Some(host)) = (&self.on_device, &staged) {
+                d.keep_grad(range.clone(), &host[..range.len()]); // host -> device
+            }
             upstream = dx;
             cur = ahead.or_else(|| next.map(|k| self.gather(comm, k)));
         }
         drop(cur); // None: every unit's gathered copy is freed
         self.grad_shards = grads;
-        self.adam.step(&mut self.shards, &self.grad_shards);
+        match (self.on_device.as_mut(), staged) {
+            (Some(d), Some(host)) => {
+                d.staging.grad_shard = host;
+                self.adam.step_tensor(&d.shards, &d.grad_shards);
+            }
+            _ => self.adam.step(&mut self.shards, &self.grad_shards),
+        }
         loss
     }
     // ANCHOR_END: step
@@ -228,8 +274,10 @@ impl Sharded {
     pub fn gathered_values(&self, comm: &Comm) -> Vec<f32> {
         let mut all = vec![];
         for l in 0..self.units.len() {
-            let full = self.gather(comm, l);
-            all.extend_from_slice(&full.values()[..self.units[l].params()]);
+            let gathered = self.gather(comm, l);
+            let full = gathered.flat.to_device(Device::Cpu);
+            let real = full.narrow(0, 0, self.units[l].params() as i64);
+            all.extend(Vec::<f32>::try_from(real).expect("f32 parameters"));
         }
         all
     }

@@ -104,8 +104,8 @@ fn bad_flags_fail_before_any_communication() {
         ),
         (&["--resume"], "--resume needs --checkpoint DIR"),
         (
-            &["--stage", "3", "--checkpoint", "x"],
-            "sharded checkpoints are for stages 0, 1 and 2",
+            &["--stage", "3", "--checkpoint", "x", "--every", "0"],
+            "--every must be at least 1",
         ),
     ];
     check_refusals(exe, "zero", 4, &cases);

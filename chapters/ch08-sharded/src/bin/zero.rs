@@ -9,7 +9,7 @@
 //! parameters, then one table row per rank: bytes held (parameters, gradients, Adam's m
 //! and v, measured from the trainer's buffers) against the stage's formula, and bytes
 //! sent in one step (counted by the harness's PMPI wrappers) against 2P(N-1)/N x 4.
-//! With `--device cuda` (stages 0 to 2), a last line: the host staging bytes against
+//! With `--device cuda` (every stage), a last line: the host staging bytes against
 //! their formula (`ch08::staged`).
 
 use ch08::config::{Collectives, Config};
@@ -29,7 +29,8 @@ fn run(world: &SimpleCommunicator, cfg: Config) -> Result<(), String> {
     let split = ch06::data::digits()?;
     let place = trainer_kit::place::place(world, cfg.common.device, cfg.common.threads);
     if cfg.stage == Stage::Zero3 {
-        return ch08::lab3::run(world, &cfg, &split.train, &split.test, place.threads);
+        let data = (&split.train, &split.test);
+        return ch08::lab3::run(world, &cfg, data, place.threads, place.device);
     }
     let mut t = Trainer::new_on(world, cfg.clone(), split.train.image_size(), place.device)?;
     let (root, n) = (world.rank() == 0, world.size() as usize);

@@ -177,3 +177,96 @@ pub fn zero3_equivalence(
     Ok(())
 }
 // ANCHOR_END: equivalence
+
+/// STEPS ZeRO-3 steps of chapter 6's MLP on `world.size()` ranks over `halves` (with
+/// `prefetch`), twice from the same start: on the host path, and staged
+/// (`Sharded::stage_on(device)`: shards, gradients, Adam and gathered layers on `device`,
+/// the collectives through host buffers) with `backward` for each layer. After every step
+/// each rank's averaged gradient shards, then its parameter shards, must agree: bit for
+/// bit with `tolerance` None (Device::Cpu: the staged path only adds exact copies); on a
+/// GPU, whose kernels add in another order, within `tolerance` as a relative distance
+/// |staged - host| / |host| over each rank's shards (a norm, not element by element: Adam
+/// moves a parameter by about lr whatever its gradient's size, so a near-zero gradient
+/// that rounds to the other sign moves that one parameter by up to 2 lr). Both hold the
+/// same bytes, and the staging what `staging3_formula` says.
+pub fn staged3_equals_host(
+    world: &SimpleCommunicator,
+    halves: &dyn Halves,
+    prefetch: bool,
+    device: tch::Device,
+    backward: Backward,
+    tolerance: Option<f32>,
+) -> Result<(), String> {
+    let (rank, n) = (world.rank() as usize, world.size() as usize);
+    tch::set_num_threads(1);
+    let train = ch06::data::digits()?.train;
+    let make = || {
+        tch::manual_seed(0);
+        Sharded::new(ModelKind::Mlp, (8, 8), (n, rank), LR, layout)
+    };
+    let (mut host, mut staged) = (make()?, make()?);
+    staged.stage_on(device, LR);
+    let comm = Comm {
+        halves,
+        prefetch: prefetch.then_some(world),
+    };
+    let order = shuffled(train.len(), 3, 0);
+    let what = format!("staged on {device:?} at {n} ranks, rank {rank}");
+    for step in 1..=STEPS {
+        let idx = &order[((step - 1) * n + rank) * PER_RANK..][..PER_RANK];
+        let (x, y) = train.batch(idx);
+        host.step_with(&comm, &x, &y, ch08::layer_step::backward_layer);
+        staged.step_with(&comm, &x, &y, backward);
+        let on = staged.on_device.as_ref().ok_or("not staged")?;
+        let grads = Vec::<f32>::try_from(on.grad_shards.to_device(tch::Device::Cpu)).unwrap();
+        let values = (host.shard_values(), staged.shard_values());
+        let pairs = [
+            ("averaged gradient shard", &host.grad_shards, &grads),
+            ("parameter shard", &values.0, &values.1),
+        ];
+        for (name, want, got) in pairs {
+            if let Some(t) = tolerance {
+                let rel = relative_distance(want, got);
+                if rel > t {
+                    return Err(format!(
+                        "step {step}, {what}: the {name}s are {rel:e} apart (relative), more \
+                         than {t:e}"
+                    ));
+                }
+                continue;
+            }
+            if let Some(i) = want
+                .iter()
+                .zip(got.iter())
+                .position(|(a, b)| a.to_bits() != b.to_bits())
+            {
+                let ratio = got[i] / want[i];
+                return Err(format!(
+                    "step {step}, {what}: element {i} of the {name} is {:e}, the host step's \
+                     {:e} (ratio {ratio:.4})",
+                    got[i], want[i]
+                ));
+            }
+        }
+        if host.held() != staged.held() {
+            let (a, b) = (staged.held(), host.held());
+            return Err(format!("{what}: holds {a:?}, the host path {b:?}"));
+        }
+    }
+    let padded: Vec<usize> = host.units.iter().map(|u| u.layout.padded).collect();
+    let staging = staged.on_device.as_ref().map_or(0, |d| d.staging.bytes());
+    let want = ch08::staged3::staging3_formula(&padded, n);
+    if staging != want {
+        return Err(format!(
+            "{what}: {staging} B of host staging, formula {want}"
+        ));
+    }
+    Ok(())
+}
+
+/// |b - a| / |a| (Euclidean norms).
+fn relative_distance(a: &[f32], b: &[f32]) -> f32 {
+    let norm = |x: &mut dyn Iterator<Item = f32>| x.map(|d| d * d).sum::<f32>().sqrt();
+    let apart = norm(&mut a.iter().zip(b).map(|(x, y)| x - y));
+    apart / norm(&mut a.iter().copied()).max(f32::MIN_POSITIVE)
+}
