@@ -1,4 +1,4 @@
-# The anchors: our trainers next to PyTorch on the same work, side by side in one run.
+# The anchors: our trainers (and chapter 09's tensor-parallel block) next to PyTorch on the same work, side by side in one run.
 #
 # Run: `make anchors` (scripts/anchors/run.sh makes the venv and the release binaries,
 # then runs this with the venv's python). Alternates ours and PyTorch's, ROUNDS times each
@@ -14,15 +14,20 @@
 #   ch08: `zero` (CNN, UCI digits, global batch 48, Adam) at --stage 1 against
 #         ZeroRedundancyOptimizer (ZeRO-1) and at --stage 2 against FSDP2's fully_shard
 #         (gloo), scripts/anchors/zero_cnn.py; samples/s = the median over epochs 3..
+#   ch09: `tp_bench --ranks 2` (one transformer block's forward and backward, f32, t = 2,
+#         one thread per rank) against torch.distributed.tensor.parallel's
+#         ColwiseParallel / RowwiseParallel on the same block (gloo),
+#         scripts/anchors/tp_block.py; tokens/s = the block's tokens / the best round's
+#         mean time per forward + backward (the slowest rank's), for the compute-bound block
 # Ours runs twice per round: as `make run` does, and with Open MPI's
 # `mpi_yield_when_idle=1` (a waiting rank yields its core instead of polling: what a loaded
 # machine needs). Prints one table (each run's figure, the medians, ours / PyTorch) and
 # writes the rows of
-# each chapter to book/src/ch06-data-parallel/output/anchors.txt,
-# book/src/ch07-pipeline/output/anchors.txt and book/src/ch08-sharded/output/anchors.txt
-# (the pages include them). `--only 08` runs one chapter's rows (and writes its file).
+# each chapter to book/src/chNN-*/output/anchors.txt for chapters 06 to 09 (the pages
+# include them). `--only 08` runs one chapter's rows (and writes its file).
 
 import argparse
+import csv
 import os
 import re
 import statistics
@@ -121,9 +126,35 @@ def torch_ch08(_env, _stage, mode):
     return statistics.median(rates[2:])
 
 
+# --- chapter 09 -------------------------------------------------------------------------
+# The compute-bound block of tp_bench.rs: (batch, seq, hidden, heads).
+TP_BLOCK = (4, 64, 256, 8)
+
+
+def ours_ch09(env):
+    run([release_bin("tp_bench"), "--ranks", str(NP)], env=env)
+    target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+    with open(os.path.join(target, "workbook/ch09/tp_bench.csv"), newline="") as f:
+        rows = list(csv.DictReader(f))
+    batch, seq, hidden, _ = TP_BLOCK
+    ms = [float(r["fwd+bwd ms"]) for r in rows
+          if r["block"].startswith("compute-bound") and r["t"] == str(NP)]
+    if len(ms) != 1:
+        sys.exit(f"anchors: tp_bench.csv has no compute-bound row at t = {NP}: {rows}")
+    return batch * seq / (ms[0] / 1e3)
+
+
+def torch_ch09(_env):
+    batch, seq, hidden, heads = TP_BLOCK
+    out = run(torchrun("tp_block.py", ["--batch", str(batch), "--seq", str(seq),
+                                       "--hidden", str(hidden), "--heads", str(heads)]))
+    ms = float(re.search(r"^MS ([\d.]+)$", out, re.M).group(1))
+    return batch * seq / (ms / 1e3)
+
+
 # --- the table --------------------------------------------------------------------------
-def table(rows):
-    head = ["chapter", "workload", "ours (samples/s)", "ours, yielding", "PyTorch",
+def table(rows, unit="samples/s"):
+    head = ["chapter", "workload", f"ours ({unit})", "ours, yielding", "PyTorch",
             "ours / PyTorch", "yielding / PyTorch"]
     body = []
     for chapter, what, ours, yielding, theirs in rows:
@@ -140,7 +171,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=2, help="runs of each, alternating")
     ap.add_argument("--no-write", action="store_true", help="print only")
-    ap.add_argument("--only", choices=["06", "07", "08"], help="one chapter's rows")
+    ap.add_argument("--only", choices=["06", "07", "08", "09"], help="one chapter's rows")
     args = ap.parse_args()
     import torch  # the venv's
 
@@ -158,6 +189,10 @@ def main():
                  ours_ch08, torch_ch08, ("1", "zero1")))
     jobs.append(("08", f"{base}; ours --stage 2 vs FSDP2 fully_shard (gloo)",
                  ours_ch08, torch_ch08, ("2", "fsdp2")))
+    batch, seq, hidden, heads = TP_BLOCK
+    jobs.append(("09", f"one transformer block (h={hidden}, {heads} heads, {batch}x{seq} tokens), "
+                 f"forward + backward, f32, t={NP}, 1 thread per rank; ours vs "
+                 f"torch.distributed.tensor.parallel (gloo)", ours_ch09, torch_ch09, ()))
     jobs = [j for j in jobs if args.only in (None, j[0])]
     results = {what: ([], [], []) for _, what, *_ in jobs}
     start = time.time()
@@ -167,24 +202,30 @@ def main():
             order = [(0, ours, {}), (1, ours, YIELD), (2, theirs, {})]
             for side, fn, env in order if r % 2 == 0 else order[::-1]:
                 results[what][side].append(fn(env, *a))
+                unit = "tokens/s" if chapter == "09" else "samples/s"
                 print(f"round {r + 1}: ch{chapter} {what}: {['ours', 'yielding', 'PyTorch'][side]} "
-                      f"{results[what][side][-1]:,.0f} samples/s", file=sys.stderr, flush=True)
+                      f"{results[what][side][-1]:,.0f} {unit}", file=sys.stderr, flush=True)
     header = (f"$ make anchors   # {args.rounds} rounds, alternating; {cores} cores, "
               f"{max(1, cores // NP)} thread(s) per rank; torch {torch.__version__}; "
               f"load average before the last run {os.getloadavg()[0]:.1f}; "
               f"{time.time() - start:.0f} s")
     rows = [(c, w, *results[w]) for c, w, *_ in jobs]
+    units = {"09": "tokens/s"}  # the trainers' rows are samples/s
+    per_chapter = {}
+    for row in rows:
+        per_chapter.setdefault(row[0], []).append(row)
     print(header)
-    print(table(rows))
+    for chapter, mine in per_chapter.items():
+        print(table(mine, units.get(chapter, "samples/s")))
     if not args.no_write:
         for chapter, folder in [("06", "ch06-data-parallel"), ("07", "ch07-pipeline"),
-                                ("08", "ch08-sharded")]:
-            if args.only not in (None, chapter):
+                                ("08", "ch08-sharded"), ("09", "ch09-tensor-parallel")]:
+            if chapter not in per_chapter:
                 continue
             path = os.path.join(ROOT, "book/src", folder, "output/anchors.txt")
-            mine = [row for row in rows if row[0] == chapter]
+            mine = per_chapter[chapter]
             with open(path, "w") as f:
-                f.write(header + "\n" + table(mine) + "\n")
+                f.write(header + "\n" + table(mine, units.get(chapter, "samples/s")) + "\n")
             print(f"wrote {os.path.relpath(path, ROOT)}")
 
 

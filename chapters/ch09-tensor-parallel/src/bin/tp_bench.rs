@@ -6,6 +6,8 @@
 //!
 //! Run: `make bench CH=09` (release build). Each rank runs one thread (ranks share the
 //! machine's cores: at t = 4 on 2 cores they take turns, which the table shows).
+//! `--ranks 2` (a comma-separated list) runs only those t: `make anchors` puts the t = 2
+//! row next to PyTorch's tensor parallelism on the same block.
 //! Writes target/workbook/ch09/tp_bench.csv.
 
 use ch09::block::forward_backward;
@@ -20,7 +22,28 @@ use tch::{Device, Kind, Tensor};
 use toolkit::bench::{at_rank_counts, load_average, print_row, rows, unbind_ranks};
 use toolkit::report::{print_and_save, Timing};
 
+/// The tensor-parallel sizes timed when `--ranks` does not say.
 const RANKS: [u32; 3] = [1, 2, 4];
+
+/// The rank counts to time: `--ranks 1,2` or [`RANKS`]; `Err` in one line for anything
+/// else on the command line.
+fn rank_counts(args: &[String]) -> Result<Vec<u32>, String> {
+    match args {
+        [] => Ok(RANKS.to_vec()),
+        [flag, list] if flag == "--ranks" => list
+            .split(',')
+            .map(|n| match n.trim().parse::<u32>() {
+                Ok(n) if n > 0 => Ok(n),
+                _ => Err(format!(
+                    "--ranks {list}: a comma-separated list of rank counts"
+                )),
+            })
+            .collect(),
+        _ => Err(format!(
+            "tp_bench: unknown arguments {args:?} (the only one is --ranks 1,2,4)"
+        )),
+    }
+}
 const WARMUP: usize = 2;
 
 /// Timed steps and rounds: 10 and 3, or one each in a smoke run.
@@ -64,13 +87,18 @@ fn main() {
         inner(&universe.world());
         return;
     }
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let ranks = rank_counts(&args).unwrap_or_else(|e| {
+        eprintln!("{e}");
+        std::process::exit(2)
+    });
     println!(
         "ranks not bound to cores ({}), load average {:.2}",
         unbind_ranks(),
         load_average()
     );
     let mut all: Vec<Row> = vec![];
-    for (np, lines) in at_rank_counts(&RANKS, Duration::from_secs(300)) {
+    for (np, lines) in at_rank_counts(&ranks, Duration::from_secs(300)) {
         all.extend(rows::<Row>(&lines).unwrap_or_else(|e| panic!("NP={np}: {e}")));
     }
     all.sort_by_key(|r| (!r.block.starts_with("compute"), r.t)); // compute-bound first
