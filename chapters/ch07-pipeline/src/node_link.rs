@@ -12,12 +12,13 @@
 //! most its receiver's earlier receive, never for anything later: GPipe and 1F1B cannot
 //! deadlock on it, by the argument of [`crate::send_check`] (a send there waits for its own
 //! receive; here the ack it waits for is an older one). Each step ends with [`flush`]: every
-//! ack taken, nothing in flight between steps. Schedules that receive in another order than
-//! their neighbour sends (interleaved 1F1B, ZB-H1) are refused by `pipe_config::check`.
+//! ack taken, nothing in flight between steps. The schedules without one stream each way
+//! between neighbours, received in order (interleaved 1F1B), or on ex 7.9's executor
+//! (ZB-H1), are refused by `pipe_config::check`.
 //!
-//! The executor (ex 7.5) takes a `Transfer`, two plain functions: `transport::transfer` gives the
-//! pair that runs this protocol on the link [`install`]ed on this thread
-//! ([`crate::transport::transfer`]).
+//! The executor (ex 7.5) takes a `Transfer`, two plain functions:
+//! [`crate::transport::transfer`] gives the pair that runs this protocol on the link
+//! [`install`]ed on this thread.
 
 use crate::ipc_slots::IpcSlots;
 use crate::shm_window::ShmWindow;

@@ -8,8 +8,8 @@
 //! before the bytes are copied on into the `Vec` MPI reads. In: the received values are
 //! copied into a pinned buffer, the host-to-device copy is issued non-blocking from it,
 //! and the GPU is synchronised before the buffer is used again (before `copy_in` returns).
-//! A pageable tensor would make LibTorch stage through a bounce buffer of its own, copy by
-//! copy, synchronously.
+//! Between a GPU and pageable memory the CUDA driver stages every copy through a pinned
+//! bounce buffer of its own, synchronously.
 //!
 //! Tested on a GPU by the GPU kit (`cargo test -p ch07-pipeline --features solution --test
 //! device_wire`); on a CPU that test checks the path is the ordinary one.

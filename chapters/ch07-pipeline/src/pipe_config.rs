@@ -211,10 +211,18 @@ fn check_transport(c: &PipeConfig) -> Result<(), String> {
         Transport::Shm => "shm",
         Transport::Ipc => "ipc",
     };
-    if let TrainSchedule::Interleaved | TrainSchedule::ZbH1 = c.schedule {
+    let why = match c.schedule {
+        TrainSchedule::Stages(_) => None,
+        TrainSchedule::Interleaved => Some(
+            "interleaved holds several stages per rank, so two ranks exchange several streams each way and the last rank sends to the first",
+        ),
+        TrainSchedule::ZbH1 => Some(
+            "zb-h1 runs on ex 7.9's executor (split backwards), which the node-local link does not serve",
+        ),
+    };
+    if let Some(why) = why {
         return Err(format!(
-            "--transport {name} runs with --schedule gpipe or 1f1b only: {:?} sends between two ranks in another order than they are received (node-local slots are consumed in order)",
-            c.schedule
+            "--transport {name} runs with --schedule gpipe or 1f1b only (one stream each way between neighbours, received in order): {why}"
         ));
     }
     if c.transport == Transport::Ipc {

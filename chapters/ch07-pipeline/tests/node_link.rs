@@ -131,9 +131,12 @@ fn bad_transport_settings_fail_in_one_line_before_any_communication() {
     let mut cases: Vec<(&[&str], &str)> = vec![
         (
             &["--transport", "shm", "--schedule", "interleaved"],
-            "--transport shm runs with --schedule gpipe or 1f1b only: Interleaved1F1B sends between two ranks in another order",
+            "--transport shm runs with --schedule gpipe or 1f1b only (one stream each way between neighbours, received in order): interleaved holds several stages per rank",
         ),
-        (&["--transport", "shm", "--schedule", "zb-h1"], "--transport shm runs with --schedule gpipe or 1f1b only: ZbH1"),
+        (
+            &["--transport", "shm", "--schedule", "zb-h1"],
+            "--transport shm runs with --schedule gpipe or 1f1b only (one stream each way between neighbours, received in order): zb-h1 runs on ex 7.9's executor",
+        ),
         (&["--transport", "tcp"], "unknown --transport `tcp`"),
     ];
     if no_ipc.is_some() {
