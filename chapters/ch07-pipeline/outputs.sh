@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Chapter 07's captures for the book beyond its labs' output:
-#   the planted mistakes, the benchmarks (pipe_bench, plan_bench, recompute_bench), the
+#   the planted mistakes, the benchmarks (pipe_bench, plan_bench, recompute_bench, transport_bench), the
 #   trainer's runs with and without recomputation, its traced runs,
-#   its checkpoint and resume runs, its interleaved and ZB-H1 runs, and its refusals.
+#   its checkpoint and resume runs, its interleaved and ZB-H1 runs, its refusals, and its
+#   transports (transport_bench, the trainer by --transport).
 # `make outputs CH=07` runs the labs, then this script from the repository root
 # (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.
 set -euo pipefail
@@ -59,6 +60,13 @@ rm -rf $ckpt
   echo "\$ ls $ckpt"; ls $ckpt; echo
   shown 2 --schedule zb-h1 --steps 600 --checkpoint $ckpt --resume; } > $book/output/resume-chunked.txt
 { shown 4 --device cuda; shown 4 --dp 3; shown 4 --depth 2; } > $book/output/refusals.txt
+# The transports (book page "Moving micro-batches"): the benchmark, the trainer by each,
+# and the refusals.
+{ echo '$ cargo run --release -p ch07-pipeline --features solution --bin transport_bench';
+  cargo run -q --release -p ch07-pipeline --features solution --bin transport_bench 2>&1; } > $book/output/transport_bench.txt
+{ shown 2 --steps 1000 --report 500 --transport mpi; echo
+  shown 2 --steps 1000 --report 500 --transport shm; } > $book/output/transport-np2.txt
+{ shown 2 --transport ipc; shown 2 --transport shm --schedule interleaved; } > $book/output/transport-refusals.txt
 { echo '$ cargo test -p ch07-pipeline --features solution --test planted_mistakes -- --nocapture --test-threads=1'
   cargo test -q -p ch07-pipeline --features solution --test planted_mistakes -- --nocapture --test-threads=1 2>&1 \
   | grep -E 'DEADLOCK|hint:|says:|\] ran `' | sed -E 's/^[. ]*//; s/^rank [0-9]+ \| +//; s/^/  /' \

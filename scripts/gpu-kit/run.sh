@@ -113,6 +113,11 @@ NP=1 step ch06-train-cnn8-cpu 150 ok "$B/train" --device cpu --model cnn:8 --bat
 # Device to device between two ranks sharing the GPU (CUDA IPC); the dry run checks the reason.
 step ipc 120 ok "$B/trainer-kit-cuda_ipc" --test-threads=1
 NP=2 step ch07-pipeline-cuda-np2 150 $cuda "$B/pipeline" --device cuda --steps 1500
+# The same run with each micro-batch moved device to device by CUDA IPC (MPI carries only
+# doorbells and acks); the one above stages through pinned host buffers (--transport mpi).
+NP=2 step ch07-pipeline-ipc-np2 150 $cuda "$B/pipeline" --device cuda --transport ipc --steps 1500
+# The wire on the GPU: pinned staging bit for bit, and --transport ipc against mpi.
+step ch07-device-wire 120 ok "$B/ch07-pipeline-device_wire" --test-threads=1
 NP=4 step ch07-pipeline-cuda-dp2 150 $cuda "$B/pipeline" --device cuda --dp 2 --steps 1500
 # Chapter 8's ZeRO-2 and ZeRO-3 with their state on the GPU and their collectives staged
 # through host buffers (stage 3: every layer's shards, gradients, Adam and the gathered
@@ -200,5 +205,12 @@ versus "ch06 cnn:8, batch 1024, 1 rank" "$(ours06 "$RESULTS/ch06-train-cnn8-cuda
 versus "ch07 width 96, batch 128, 2 stages (PyTorch: the whole model, 1 process)" \
   "$(ours07 "$RESULTS/ch07-pipeline-cuda-np2.txt")" \
   "$(theirs07 "$RESULTS/anchor-ch07-cuda.txt")" "$RESULTS/anchor-ch07-cuda.txt"
+# Chapter 7's transports at 2 stages: pinned host staging (mpi) against CUDA IPC.
+T07=$(ours07 "$RESULTS/ch07-pipeline-cuda-np2.txt") I07=$(ours07 "$RESULTS/ch07-pipeline-ipc-np2.txt")
+if [ -n "$T07" ] && [ -n "$I07" ]; then
+  fig "  ch07 transports, 2 stages: ours mpi (pinned staging) $T07 samples/s, ours ipc $I07 samples/s, ipc / mpi $(awk -v a="$I07" -v b="$T07" 'BEGIN { printf "%.2f", a / b }')x"
+else
+  fig "  ch07 transports, 2 stages: not measured ($(tail -n 1 "$RESULTS/ch07-pipeline-ipc-np2.txt" 2>/dev/null))"
+fi
 say "gpu-kit check: $([ $FAILED = 0 ] && echo 'every step passed' || echo 'SOME STEPS FAILED') in $(( $(date +%s) - T0 )) s"
 exit $FAILED

@@ -36,22 +36,34 @@ pub mod schedules;
 // [`optim`] (the trainer kit's optimizers), [`spans`] (timing spans, Perfetto and SVG
 // timelines), [`pipe_config`] (the flags: the kit's shared ones and the pipeline's),
 // [`pipe_ckpt`] (per-stage checkpoints in the kit's container), [`pipe_train`] (the
-// trainer) and [`train_loop`] (its loop, shared with [`chunked_train`]). Yours: [`transfer`] (ex 7.2), [`executor`] (ex 7.5), [`grid`] (ex 7.6).
+// trainer) and [`train_loop`] (its loop, shared with [`chunked_train`]), [`pinned`] (a GPU
+// tensor's pinned staging), [`transport`], [`node_link`], [`shm_window`] and
+// [`ipc_slots`] (`--transport`: the node-local transport). Yours: [`transfer`] (ex 7.2),
+// [`executor`] (ex 7.5), [`grid`] (ex 7.6).
 pub mod addition;
 pub mod choose;
 pub mod greedy;
 pub mod heap;
+/// CUDA IPC slots of the node-local transport (GPUs).
+pub mod ipc_slots;
 /// How many micro-batches: a model of a step from one micro-batch's costs.
 pub mod micro_model;
+/// The node-local transport's protocol: slots, doorbells, acks (`--transport shm|ipc`).
+pub mod node_link;
 pub use trainer_kit::optim;
+pub mod pinned;
 pub mod pipe_ckpt;
 pub mod pipe_config;
 pub mod pipe_train;
 pub mod recompute;
+/// Shared-memory window slots of the node-local transport (CPUs).
+pub mod shm_window;
 pub mod spans;
 pub mod stage_model;
 /// What both trainers share: the loop, the evaluation, the gathered timeline.
 pub mod train_loop;
+/// `--transport`: which way micro-batches move.
+pub mod transport;
 pub mod wire;
 
 #[cfg_attr(

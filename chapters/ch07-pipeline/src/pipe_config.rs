@@ -44,6 +44,11 @@ pub struct PipeConfig {
     /// the backward running the forward again (stage)
     #[arg(long, value_name = "none|stage", value_parser = one_of("--recompute", RECOMPUTE), default_value = "none")]
     pub recompute: Recompute,
+    /// How micro-batches move between stages: mpi (ex 7.2's messages, staged through host
+    /// memory), shm (node-local: slots in an MPI-3 shared-memory window, MPI carrying only
+    /// doorbells and acks) or ipc (node-local on GPUs: CUDA IPC, device to device)
+    #[arg(long, value_name = "mpi|shm|ipc", value_parser = one_of("--transport", TRANSPORTS), default_value = "mpi")]
+    pub transport: Transport,
     /// Data-parallel pipelines, of NP/D stages each
     #[arg(long, value_name = "D", default_value_t = 1)]
     pub dp: usize,
@@ -97,6 +102,24 @@ impl std::fmt::Debug for TrainSchedule {
         }
     }
 }
+
+/// `--transport`'s values: how micro-batches move between neighbouring stages.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Transport {
+    /// MPI messages (ex 7.2), staged through host memory (pinned for GPU tensors).
+    Mpi,
+    /// Node-local slots in an MPI-3 shared-memory window; doorbells and acks over MPI.
+    Shm,
+    /// Node-local slots in GPU memory opened by CUDA IPC; doorbells and acks over MPI.
+    Ipc,
+}
+
+/// `--transport`'s values.
+pub const TRANSPORTS: &[(&str, Transport)] = &[
+    ("mpi", Transport::Mpi),
+    ("shm", Transport::Shm),
+    ("ipc", Transport::Ipc),
+];
 
 /// `--schedule`'s values.
 const SCHEDULES: &[(&str, TrainSchedule)] = &[
@@ -164,6 +187,7 @@ pub fn check(c: &PipeConfig, ranks: usize) -> Result<(), String> {
     if c.shape.task.digits == 0 || c.shape.task.digits > 9 || c.shape.width <= 0 {
         return Err("--digits must be 1..=9 and --width positive".into());
     }
+    check_transport(c)?;
     if c.cuda() {
         if let Some(why) = torch_link::why_no_cuda(tch::Cuda::is_available()) {
             return Err(format!("--device cuda: {why}"));
@@ -178,3 +202,34 @@ pub fn check(c: &PipeConfig, ranks: usize) -> Result<(), String> {
     Ok(())
 }
 // ANCHOR_END: check
+
+/// `--transport`: the node-local ones need one stream per direction between neighbours,
+/// consumed in the order it was sent (GPipe, 1F1B); `ipc` needs GPUs and CUDA IPC.
+fn check_transport(c: &PipeConfig) -> Result<(), String> {
+    let name = match c.transport {
+        Transport::Mpi => return Ok(()),
+        Transport::Shm => "shm",
+        Transport::Ipc => "ipc",
+    };
+    let why = match c.schedule {
+        TrainSchedule::Stages(_) => None,
+        TrainSchedule::Interleaved => Some(
+            "interleaved holds several stages per rank, so two ranks exchange several streams each way and the last rank sends to the first",
+        ),
+        TrainSchedule::ZbH1 => Some(
+            "zb-h1 runs on ex 7.9's executor (split backwards), which the node-local link does not serve",
+        ),
+    };
+    if let Some(why) = why {
+        return Err(format!(
+            "--transport {name} runs with --schedule gpipe or 1f1b only (one stream each way between neighbours, received in order): {why}"
+        ));
+    }
+    if c.transport == Transport::Ipc {
+        trainer_kit::cuda_ipc::Runtime::load().map_err(|why| format!("--transport ipc: {why}"))?;
+        if !c.cuda() {
+            return Err("--transport ipc moves GPU memory: it needs --device cuda".into());
+        }
+    }
+    Ok(())
+}

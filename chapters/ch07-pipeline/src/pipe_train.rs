@@ -11,6 +11,7 @@
 use crate::addition::micro_batches;
 use crate::executor::run_ops;
 use crate::grid::Grid;
+use crate::node_link::LinkGuard;
 use crate::optim::{Optimizer, Rule};
 use crate::pipe_config::{PipeConfig, TrainSchedule};
 use crate::plan::Action;
@@ -43,6 +44,8 @@ pub struct PipeTrainer<'c, E: WireElem = f64> {
     /// This stage's operations in one step.
     pub ops: Vec<Action>,
     pub io: Transfer<E>,
+    /// The node-local link of `--transport shm|ipc` (`io` is then its pair).
+    pub link: Option<LinkGuard>,
     /// Steps taken.
     pub step: u64,
     /// The last step's spans on this rank.
@@ -93,6 +96,11 @@ impl<'c, E: WireElem> PipeTrainer<'c, E> {
             return Err(format!("{:?} runs in chunked_train", cfg.schedule));
         };
         let ops = choose::schedule_for(kind, pp, cfg.micro)[grid.stage].clone();
+        let link = crate::transport::open::<E>(world, &grid, &stage, &cfg)?;
+        let io = match link {
+            Some(_) => crate::transport::transfer::<E>(),
+            None => io,
+        };
         let mut t = PipeTrainer {
             cfg,
             world,
@@ -101,6 +109,7 @@ impl<'c, E: WireElem> PipeTrainer<'c, E> {
             opt,
             ops,
             io,
+            link,
             step: 0,
             trace: Timeline::new(),
             wall: 0.0,
@@ -155,6 +164,9 @@ impl<'c, E: WireElem> PipeTrainer<'c, E> {
             self.io,
             &mut self.trace,
         )?;
+        if self.link.is_some() {
+            crate::node_link::flush(&self.grid.pipeline); // every ack taken: nothing in flight
+        }
         self.wall = self.trace.now();
         self.bubble = 1.0 - self.trace.busy() / self.wall.max(1e-12);
         let mut grads = self.stage.grads();

@@ -5,7 +5,8 @@
 //! The trainer and the benchmark run in f32 by default (`--dtype f32`, what users train
 //! in); the equivalence checks (pipeline == one process) run in f64, so they can be tight.
 //! A transfer moves the model's element type: f32 halves the bytes of every message.
-//! Tensors may live on a GPU: the copies stage through host memory.
+//! Tensors may live on a GPU: the copies stage through host memory, pinned and
+//! non-blocking ([`crate::pinned`]); a CPU tensor takes the ordinary path.
 
 use mpi::datatype::Equivalence;
 use mpi::request::{LocalScope, Request};
@@ -69,8 +70,11 @@ pub fn moves<E: WireElem>(dtype: Dtype) -> Result<(), String> {
 
 // ANCHOR: copies
 /// The values of `t` (any shape, strides, device) as `E` (f32 or f64), row-major, into
-/// `buf` (resized to `t.numel()`).
+/// `buf` (resized to `t.numel()`). A GPU tensor's copy lands in a pinned buffer first.
 pub fn copy_out<E: WireElem>(t: &Tensor, buf: &mut Vec<E>) {
+    if t.device().is_cuda() {
+        return crate::pinned::copy_out(t, buf);
+    }
     let host = t
         .detach()
         .to_device(Device::Cpu)
@@ -81,8 +85,12 @@ pub fn copy_out<E: WireElem>(t: &Tensor, buf: &mut Vec<E>) {
     host.copy_data(buf.as_mut_slice(), n);
 }
 
-/// A new tensor of `E`'s kind and `shape` on `device` holding `values` (row-major).
+/// A new tensor of `E`'s kind and `shape` on `device` holding `values` (row-major); to a
+/// GPU through a pinned buffer.
 pub fn copy_in<E: WireElem>(values: &[E], shape: &[i64], device: Device) -> Tensor {
+    if device.is_cuda() {
+        return crate::pinned::copy_in(values, shape, device);
+    }
     Tensor::from_slice(values).view(shape).to_device(device)
 }
 // ANCHOR_END: copies

@@ -179,6 +179,15 @@ impl<'c> IpcReceiver<'c> {
     pub fn recv(&mut self, shape: &[i64], kind: Kind) -> Result<Tensor, String> {
         let proc = self.comm.process_at_rank(self.peer);
         let (_, _) = proc.receive_vec_with_tag::<u8>(self.tag); // the doorbell
+        let out = self.read(shape, kind)?;
+        proc.send_with_tag(&[0u8; 0][..], self.tag); // the ack
+        Ok(out)
+    }
+
+    /// Copies the tensor (`shape`, `kind`) out of the buffer into a new one on this GPU,
+    /// synchronised (the buffer may be written again when it returns); no doorbell, no
+    /// ack: for a caller that runs its own protocol (chapter 7's node-local transport).
+    pub fn read(&self, shape: &[i64], kind: Kind) -> Result<Tensor, String> {
         let elems: i64 = shape.iter().product();
         let want = elems as usize * kind.elt_size_in_bytes();
         if want > self.bytes {
@@ -192,7 +201,6 @@ impl<'c> IpcReceiver<'c> {
             unsafe { Tensor::from_blob(self.local as *const u8, shape, &[], kind, self.device) };
         let out = view.copy();
         tch::Cuda::synchronize(gpu_index(self.device)? as i64); // the copy has read the buffer
-        proc.send_with_tag(&[0u8; 0][..], self.tag); // the ack
         Ok(out)
     }
 
@@ -249,16 +257,26 @@ impl<'c> IpcSender<'c> {
     /// Copies `t` (on this rank's GPU) into the peer's buffer, device to device, and rings
     /// the doorbell; first waits for the ack of the previous transfer.
     pub fn send(&mut self, t: &Tensor) -> Result<(), String> {
+        let proc = self.comm.process_at_rank(self.peer);
+        if self.waiting_ack {
+            let _ = proc.receive_vec_with_tag::<u8>(self.tag);
+        }
+        self.write(t)?;
+        proc.send_with_tag(&[0u8; 0][..], self.tag); // the doorbell
+        self.waiting_ack = true;
+        Ok(())
+    }
+
+    /// Copies `t` (on this rank's GPU) into the peer's buffer, device to device,
+    /// synchronised (the data is in the peer's memory when it returns); no ack awaited, no
+    /// doorbell: for a caller that runs its own protocol (chapter 7's node-local transport).
+    pub fn write(&mut self, t: &Tensor) -> Result<(), String> {
         let bytes = t.numel() * t.kind().elt_size_in_bytes();
         if bytes > self.bytes {
             return Err(format!(
                 "IPC send of {bytes} bytes into a {}-byte buffer",
                 self.bytes
             ));
-        }
-        let proc = self.comm.process_at_rank(self.peer);
-        if self.waiting_ack {
-            let _ = proc.receive_vec_with_tag::<u8>(self.tag);
         }
         let device = t.device();
         // SAFETY: `remote` maps the peer's buffer of `self.bytes` >= `bytes` bytes into this
@@ -268,8 +286,6 @@ impl<'c> IpcSender<'c> {
         };
         view.copy_(&t.contiguous());
         tch::Cuda::synchronize(gpu_index(device)? as i64); // the data is in the peer's memory
-        proc.send_with_tag(&[0u8; 0][..], self.tag); // the doorbell
-        self.waiting_ack = true;
         Ok(())
     }
 

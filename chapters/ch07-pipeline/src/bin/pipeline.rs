@@ -8,10 +8,11 @@
 //! `--trace FILE` also writes the last step's timeline as FILE.json and FILE.svg.
 //! `--schedule interleaved --chunks V` (V chunks per rank) and `--schedule zb-h1` run the
 //! plans of ex 7.7 and 7.8 through ex 7.9's executor (`chunked_train`), e.g. `make run
-//! CH=07 SOLUTION=1 NP=2 ARGS="--schedule interleaved --chunks 2"`.
+//! CH=07 SOLUTION=1 NP=2 ARGS="--schedule interleaved --chunks 2"`. `--transport shm|ipc`
+//! moves the micro-batches through node-local slots instead of ex 7.2's messages.
 
 use ch07::chunked_train::ChunkedTrainer;
-use ch07::pipe_config::{PipeConfig, TrainSchedule};
+use ch07::pipe_config::{PipeConfig, TrainSchedule, Transport};
 use ch07::pipe_train::{learner_transfer, PipeTrainer};
 use ch07::spans::{sync_lines, timeline_svg, trace_json};
 use ch07::train_loop::{self, PipelineRun};
@@ -63,8 +64,13 @@ fn lab(world: &mpi::topology::SimpleCommunicator, t: &mut impl PipelineRun) -> R
         let cut: Vec<String> = (0..v * pp)
             .map(|s| format!("{:?}", toolkit::split::block_range(sh.depth, v * pp, s)))
             .collect();
+        // The transport is named when it is not ex 7.2's messages (`--transport shm|ipc`).
+        let transport = match cfg.transport {
+            Transport::Mpi => String::new(),
+            other => format!(", transport {}", format!("{other:?}").to_lowercase()),
+        };
         println!(
-            "{dp} x {pp} grid: {dp} pipeline(s) of {} (blocks {}), schedule {:?}, batch {} = {dp} x {} micro-batches of {}, device {:?}",
+            "{dp} x {pp} grid: {dp} pipeline(s) of {} (blocks {}), schedule {:?}, batch {} = {dp} x {} micro-batches of {}, device {:?}{transport}",
             layout(pp, v), cut.join(" "), cfg.schedule, cfg.common.batch, cfg.micro,
             cfg.common.batch / dp / cfg.micro, t.stages()[0].device
         );
