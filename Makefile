@@ -9,7 +9,7 @@
 #   make book | serve      build / serve the book (book/build/index.html)
 #   make bench [CH=NN]     the benchmarks (all, or one chapter's); results under target/workbook/
 #   make bench-smoke       every benchmark once at its smallest (debug build): checks they run
-#   make anchors           ch06, ch07, ch08 next to PyTorch (DDP, pipelining, ZeRO, FSDP2) in one run (venv from PyPI)
+#   make anchors           ch06-ch09 next to PyTorch (DDP, pipelining, ZeRO, FSDP2, tensor parallel) in one run (venv from PyPI)
 #   make gpu-kit           GPU labs + tests built against CUDA LibTorch, packed for a GPU machine
 #   make gpu-kit-dry       run the kit's check here, without a GPU (what the GPU machine runs)
 #   make cluster-test      a two-node cluster in network namespaces: hello, ch03, ch06, a kill
@@ -169,8 +169,9 @@ bench-smoke:
 
 # The anchors: chapter 06's trainer against PyTorch DDP, chapter 07's pipeline against
 # torch.distributed.pipelining, chapter 08's ZeRO lab against ZeroRedundancyOptimizer and
-# FSDP2, same models and work, alternating, in one run; writes the tables the pages
-# include (book/src/ch0{6,7,8}-*/output/anchors.txt). ROUNDS=N
+# FSDP2, chapter 09's tensor-parallel block against torch.distributed.tensor.parallel, same
+# models and work, alternating, in one run; writes the tables the pages
+# include (book/src/ch0{6,7,8,9}-*/output/anchors.txt). ROUNDS=N
 # runs each side N times (default 2). Makes .cache/anchors-venv from PyPI on first use.
 anchors:
 	@bash scripts/anchors/run.sh $(if $(ROUNDS),--rounds $(ROUNDS))

@@ -205,7 +205,10 @@ def main():
                 unit = "tokens/s" if chapter == "09" else "samples/s"
                 print(f"round {r + 1}: ch{chapter} {what}: {['ours', 'yielding', 'PyTorch'][side]} "
                       f"{results[what][side][-1]:,.0f} {unit}", file=sys.stderr, flush=True)
-    header = (f"$ make anchors   # {args.rounds} rounds, alternating; {cores} cores, "
+    command = "make anchors" + (f" ROUNDS={args.rounds}" if args.rounds != 2 else "")
+    if args.only:  # one chapter's rows: the script, as make anchors runs it
+        command = f"bash scripts/anchors/run.sh --only {args.only} --rounds {args.rounds}"
+    header = (f"$ {command}   # {args.rounds} rounds, alternating; {cores} cores, "
               f"{max(1, cores // NP)} thread(s) per rank; torch {torch.__version__}; "
               f"load average before the last run {os.getloadavg()[0]:.1f}; "
               f"{time.time() - start:.0f} s")
