@@ -22,7 +22,7 @@
 
 use crate::ipc_slots::IpcSlots;
 use crate::shm_window::ShmWindow;
-use crate::wire::WireElem;
+use crate::wire::{self, WireElem};
 use mpi::collective::SystemOperation;
 use mpi::request::{Request, StaticScope};
 use mpi::topology::SimpleCommunicator;
@@ -114,7 +114,15 @@ impl Link {
         to: usize,
         tag: i32,
         t: &Tensor,
+        shape: &[i64],
     ) -> Result<(), String> {
+        if t.size() != shape {
+            return Err(format!(
+                "node link: rank {to} (tag {tag}) takes {} values into its slot, not a {} tensor",
+                wire::shape_text(shape),
+                wire::shape_text(&t.size())
+            ));
+        }
         let side = self.side(to)?;
         let n = self.sent[side as usize];
         // Slot n mod SLOTS last held message n - SLOTS: its ack first.
