@@ -113,6 +113,10 @@ pub fn agree_on(world: &SimpleCommunicator, mine: Result<(), String>) -> Result<
     if first_failing == size {
         return Ok(());
     }
+    if !(0..size).contains(&first_failing) {
+        // Only a collective of another call can have answered this one.
+        panic!("{}", out_of_step(first_failing, size));
+    }
     // The first failing rank tells everyone why.
     let root = world.process_at_rank(first_failing);
     let mut message = mine.err().unwrap_or_default().into_bytes();
@@ -126,6 +130,17 @@ pub fn agree_on(world: &SimpleCommunicator, mine: Result<(), String>) -> Result<
     ))
 }
 // ANCHOR_END: agree
+
+/// What a verdict that names no rank means: this rank's allreduce met another call's.
+fn out_of_step(value: i32, size: i32) -> String {
+    format!(
+        "the test's verdict (an MPI_Allreduce of the first failing rank, 0..{size}) came back \
+         as {value}, not a rank: it met a collective of another call. The ranks' collectives \
+         are out of step: one rank called a collective the others skipped, or called them in \
+         another order. Every rank of the communicator must call every collective, in the \
+         same order"
+    )
+}
 
 /// `WORKBOOK_SEED` if set, else a fresh one chosen by rank 0; the same on every rank.
 fn shared_seed(world: &SimpleCommunicator) -> u64 {

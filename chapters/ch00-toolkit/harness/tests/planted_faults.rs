@@ -191,6 +191,33 @@ fn a_panicking_rank_ends_the_job_quickly() {
     );
 }
 
+#[test]
+#[ignore = "planted fault: started by collectives_out_of_step_are_named"]
+fn planted_out_of_step() {
+    run_body("planted_out_of_step", |world| {
+        if world.rank() == 0 {
+            // A collective only rank 0 calls: it meets the others' verdict.
+            let mut x = 0i32;
+            world.all_reduce_into(&-5i32, &mut x, SystemOperation::min());
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn collectives_out_of_step_are_named() {
+    let out = launch_self("planted_out_of_step", 3, &[]);
+    let text = assert_failed_within(&out, Duration::from_secs(30));
+    let said = (1..3)
+        .flat_map(|r| out.rank_lines(r))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(
+        said.contains("came back as -5, not a rank") && said.contains("out of step"),
+        "{text}"
+    );
+}
+
 /// The last line of defence: a job that outlives its deadline (here two ranks that sleep
 /// without any MPI call, so no watchdog can speak) is killed whole, ranks included.
 #[test]
