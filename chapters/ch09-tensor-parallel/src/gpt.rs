@@ -6,8 +6,8 @@
 //! `vocab_range(V, t, r)`) are also its columns of the logits, so the head is a
 //! column-parallel layer over the vocabulary that needs no parameters of its own, and
 //! ex 9.6's cross-entropy reads its logits where they are, never gathered. Tying saves
-//! V x h parameters (and, at this size, it is most of the model's), and both uses of a
-//! row land on the same rank, so their gradients add up locally. The head's f (an
+//! V x h parameters, and both uses of a row land on the same rank, so their gradients
+//! add up locally. The head's f (an
 //! allreduce of the final activations' gradient) is its only communication.
 //!
 //! The whole model is drawn from a seed, the same on every rank; rank r of t then keeps
