@@ -1,11 +1,27 @@
 #!/usr/bin/env bash
-# Chapter 09's captures for the book beyond its lab's output (tp_block at NP ranks): the
-# lab at 1 and 3 ranks and in f64, its --help and its refusals, the planted mistakes, and
-# the benchmark (tp_bench).
-# `make outputs CH=09` runs the lab, then this script from the repository root
+# Chapter 09's captures for the book beyond its labs' output (tp_block and gpt at NP
+# ranks): tp_block at 1 and 3 ranks and in f64, its --help and its refusals, the planted
+# mistakes, the benchmark (tp_bench); gpt at 1 and 3 ranks, its --help and its refusals.
+# `make outputs CH=09` runs the labs, then this script from the repository root
 # (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.
+# `bash chapters/ch09-tensor-parallel/outputs.sh gpt` makes gpt's captures only.
 set -euo pipefail
 book=book/src/ch09-tensor-parallel
+gpt() { cargo run -q --release -p ch09-tensor-parallel --features solution --bin gpt -- "$@"; }
+gpt_captures() {
+  for n in 1 3; do
+    { echo "\$ NP=$n cargo run --release -p ch09-tensor-parallel --features solution --bin gpt -- --steps 200";
+      NP=$n gpt --steps 200 2>&1 | grep -v 're-launching'; } > $book/output/gpt-np$n.txt
+  done
+  { echo '$ cargo run --release -p ch09-tensor-parallel --features solution --bin gpt -- --help';
+    gpt --help; } > $book/output/gpt-help.txt
+  { for args in '--dp 2 --tp 2' '--heads 4' '--batch 16 --dp 3' '--checkpoint gpt.ckpt'; do
+      echo "\$ NP=3 cargo run --release -p ch09-tensor-parallel --features solution --bin gpt -- $args"
+      NP=3 gpt $args 2>&1 && echo "(accepted)" || echo "(exit status $?)"
+    done; } > $book/output/gpt-refused.txt
+  echo "outputs: wrote gpt-np1.txt, gpt-np3.txt, gpt-help.txt and gpt-refused.txt in $book/"
+}
+if [ "${1:-}" = gpt ]; then gpt_captures; exit 0; fi
 lab() { cargo run -q --release -p ch09-tensor-parallel --features solution --bin tp_block -- "$@"; }
 for n in 1 3; do
   { echo "\$ NP=$n cargo run --release -p ch09-tensor-parallel --features solution --bin tp_block";
@@ -32,4 +48,5 @@ done
 { echo '$ make bench CH=09'
   cargo run -q --release -p ch09-tensor-parallel --features solution --bin tp_bench 2>&1 | grep -v ': running'; } \
   > $book/output/tp-bench.txt
+gpt_captures
 echo "outputs: wrote tp-block-np1.txt, tp-block-np3.txt, tp-block-f64.txt, tp-block-help.txt, tp-block-refused.txt, planted-*.txt and tp-bench.txt in $book/"

@@ -64,3 +64,24 @@ pub fn block_bound(reference: &Tensor, longest_sum: usize) -> f64 {
     8.0 * longest_sum as f64 * u * max_abs(reference).max(1.0)
 }
 // ANCHOR_END: bounds
+
+// ANCHOR: training_bounds
+/// The bound on a GPT's loss or gradient after one forward and backward on a grid:
+/// [`block_bound`]'s `8 F u max(1, max|reference|)` once per block and once for the
+/// embedding and head together (`layers + 1` stretches of reassociated sums in a row),
+/// F the longest reassociated sum: the MLP's features, the vocabulary (the head's sum
+/// over the columns of all ranks), or the global batch's tokens (a weight's gradient
+/// summed over the replicas' tokens).
+pub fn gpt_bound(reference: &Tensor, longest_sum: usize, layers: usize) -> f64 {
+    (layers + 1) as f64 * block_bound(reference, longest_sum)
+}
+
+/// How far a parameter may drift after `steps` of Adam at `lr` when each step's
+/// gradients differ by at most `grad_bound`: Adam's update `m̂ / (sqrt(v̂) + ε)` moves by
+/// at most `1/ε` per unit of gradient (its slope `ε / (|g| + ε)²` at the first step), so
+/// `steps lr grad_bound / ε`, ε = 1e-8. First order: the drift's own effect on later
+/// gradients is a product of two such small numbers.
+pub fn adam_bound(grad_bound: f64, lr: f64, steps: usize) -> f64 {
+    steps as f64 * lr * grad_bound / 1e-8
+}
+// ANCHOR_END: training_bounds

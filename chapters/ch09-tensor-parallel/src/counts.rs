@@ -3,6 +3,7 @@
 //!
 //! Shapes: b sequences of s tokens, h features, a heads, an MLP of F features.
 
+use crate::gpt::GptConfig;
 use crate::params::BlockConfig;
 
 /// Parameters rank r of t holds: Q, K, V and the MLP's first layer column-parallel
@@ -34,4 +35,22 @@ pub fn activation_elements(cfg: &BlockConfig, t: usize) -> (usize, usize) {
     let whole = 6 * b * s * h;
     let sharded = 4 * b * s * h / t + 2 * b * (a / t) * s * s + 2 * b * s * f / t;
     (whole, sharded)
+}
+
+/// Parameters rank r of t holds of a GPT ([`crate::gpt`]): its `V_r` rows of the tied
+/// embedding, the position embedding, each block's shard, the final norm:
+/// `V_r h + s h + L [block] + 2h`, `V_r = vocab_range(V, t, r).len()`.
+pub fn gpt_params_per_rank(cfg: &GptConfig, t: usize, vocab_rows: usize) -> usize {
+    let (s, h) = (cfg.block.seq, cfg.block.hidden);
+    vocab_rows * h + s * h + cfg.layers * params_per_rank(&cfg.block, t) + 2 * h
+}
+
+/// A GPT's allreduces per training step on the tensor-parallel group, and their elements
+/// in all, for `n = b s` tokens of a replica: the embedding's g, each block's 2 + 2, the
+/// head's f (each `n h`), and the cross-entropy's three (each `n`):
+/// `(4L + 5, (4L + 2) n h + 3 n)`.
+pub fn gpt_tp_allreduces(cfg: &GptConfig) -> (usize, usize) {
+    let n = cfg.block.batch * cfg.block.seq;
+    let l = cfg.layers;
+    (4 * l + 5, (4 * l + 2) * n * cfg.block.hidden + 3 * n)
 }

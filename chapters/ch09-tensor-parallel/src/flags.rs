@@ -56,12 +56,19 @@ pub fn parse(args: &[String], ranks: usize) -> Result<LabConfig, String> {
 /// [`parse`], where ex 9.1 (which it calls to check the layout) may still be a stub: its
 /// `todo!` becomes `Err("ex 9.1: ...: not done yet ...")`, one line, instead of a panic.
 pub fn parse_or_todo(args: &[String], ranks: usize) -> Result<LabConfig, String> {
+    or_todo(|| parse(args, ranks))
+}
+
+/// `check()`, where an exercise it calls may still be a stub: that `todo!("ex N.M: ...")`
+/// becomes `Err("ex N.M: ...: not done yet ...")`, one line, instead of a panic (before
+/// MPI starts; any other panic goes on).
+pub fn or_todo<T>(check: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
     let usual = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {})); // quiet while parse runs; said below
-    let got = std::panic::catch_unwind(|| parse(args, ranks));
+    std::panic::set_hook(Box::new(|_| {})); // quiet while the check runs; said below
+    let got = std::panic::catch_unwind(std::panic::AssertUnwindSafe(check));
     std::panic::set_hook(usual);
     let payload = match got {
-        Ok(parsed) => return parsed,
+        Ok(checked) => return checked,
         Err(payload) => payload,
     };
     let text = payload

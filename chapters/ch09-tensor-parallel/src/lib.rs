@@ -18,17 +18,28 @@
 //!   rank's heads), [`reference`] (the block in one process), [`block`] (the
 //!   tensor-parallel block), [`counts`] (what a rank holds and sends, by formula),
 //!   [`compare`] (differences and their bounds), [`flags`] and [`lab`] (the lab).
+//! - Given, the capstone's first half: [`corpus`] (the book's pages as characters),
+//!   [`gpt`] (a small GPT, whole or one rank's shard), [`grid`] (DP x TP),
+//!   [`train`] (a step on the grid, and in one process), [`sample`] (text from it),
+//!   [`gpt_flags`] and [`gpt_lab`] (the lab `gpt`: `make run CH=09 BIN=gpt SOLUTION=1`).
 
 pub mod block;
 pub mod compare;
+pub mod corpus;
 pub mod counts;
 pub mod flags;
+pub mod gpt;
+pub mod gpt_flags;
+pub mod gpt_lab;
+pub mod grid;
 pub mod lab;
 pub mod ops;
 pub mod params;
 pub mod reference;
+pub mod sample;
 pub mod tape;
 pub mod tp;
+pub mod train;
 
 #[cfg_attr(
     feature = "solution",

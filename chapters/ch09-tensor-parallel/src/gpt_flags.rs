@@ -1,0 +1,115 @@
+//! Given: the flags of the lab `gpt`, read with clap and checked before MPI starts.
+
+use crate::flags::or_todo;
+use crate::gpt::GptConfig;
+use crate::grid::Layout;
+use crate::params::BlockConfig;
+use clap::Parser;
+use trainer_kit::cli::{Common, DeviceChoice};
+
+/// The lab's command line: the trainers' common flags, and the model's and the grid's.
+#[derive(Parser, Clone, Debug, PartialEq)]
+#[command(about = "A small GPT trained on the book's pages over a DP x TP grid of ranks")]
+pub struct GptFlags {
+    #[command(flatten)]
+    pub common: Common,
+    /// Data-parallel replicas [default: the ranks / --tp]
+    #[arg(long, value_name = "D")]
+    pub dp: Option<usize>,
+    /// Tensor-parallel ranks per replica [default: 2 at an even number of ranks, else all]
+    #[arg(long, value_name = "T")]
+    pub tp: Option<usize>,
+    /// Training steps
+    #[arg(long, value_name = "N", default_value_t = 1500)]
+    pub steps: u64,
+    /// Transformer blocks
+    #[arg(long, value_name = "L", default_value_t = 2)]
+    pub layers: usize,
+    /// Features per token
+    #[arg(long, value_name = "H", default_value_t = 96)]
+    pub hidden: usize,
+    /// Attention heads (--tp must divide them)
+    #[arg(long, value_name = "A", default_value_t = 6)]
+    pub heads: usize,
+    /// Context length in characters
+    #[arg(long, value_name = "S", default_value_t = 64)]
+    pub seq: usize,
+    /// A progress line every K steps
+    #[arg(long, value_name = "K", default_value_t = 250)]
+    pub log_every: u64,
+    /// The text the sample at the end starts from
+    #[arg(long, value_name = "TEXT", default_value = "The ")]
+    pub prompt: String,
+    /// Characters to generate at the end
+    #[arg(long, value_name = "N", default_value_t = 240)]
+    pub sample: usize,
+}
+
+trainer_kit::trainer!(GptFlags, name: "gpt", check: check,
+    batch: 16, lr: 0.003, seed: 9, device: "cpu", every: 50);
+
+impl GptFlags {
+    /// The grid over `ranks`: `--dp` x `--tp`, either worked out from the other.
+    pub fn layout(&self, ranks: usize) -> Result<Layout, String> {
+        let tp = match (self.dp, self.tp) {
+            (_, Some(tp)) => tp,
+            (Some(dp), None) if dp > 0 && ranks.is_multiple_of(dp) => ranks / dp,
+            (Some(dp), None) => return Layout::new(dp, 0, ranks),
+            (None, None) if ranks.is_multiple_of(2) => 2,
+            (None, None) => ranks,
+        };
+        let dp = self.dp.unwrap_or(ranks.checked_div(tp).unwrap_or(0));
+        Layout::new(dp, tp, ranks)
+    }
+
+    /// The model for a vocabulary of `vocab` on `layout` (a replica's share of the batch).
+    pub fn model(&self, vocab: usize, layout: Layout) -> Result<GptConfig, String> {
+        let b = self.common.batch;
+        if b == 0 || !b.is_multiple_of(layout.dp) {
+            return Err(format!(
+                "global batch {b} does not split over {} replicas: use a multiple of {}",
+                layout.dp, layout.dp
+            ));
+        }
+        let block = BlockConfig::new(b / layout.dp, self.seq, self.hidden, self.heads)?;
+        Ok(GptConfig {
+            vocab,
+            layers: self.layers,
+            block,
+        })
+    }
+}
+
+/// The checks that need no communication (and no corpus): one line each.
+fn check(f: &GptFlags, ranks: usize) -> Result<(), String> {
+    if f.common.checkpoint.is_some() || f.common.resume {
+        return Err("--checkpoint, --resume: the GPT's checkpoints are not built yet".into());
+    }
+    let gpu = tch::Cuda::is_available();
+    match f.common.device {
+        DeviceChoice::Cuda => {
+            return Err("--device cuda: the GPT trains on the CPU only so far".into())
+        }
+        DeviceChoice::Auto if gpu => {
+            return Err(
+                "--device auto: a GPU is here, but the GPT trains on the CPU only so far".into(),
+            )
+        }
+        _ => {}
+    }
+    let counts = [
+        ("--steps", f.steps as usize),
+        ("--layers", f.layers),
+        ("--seq", f.seq),
+        ("--log-every", f.log_every as usize),
+    ];
+    for (flag, n) in counts {
+        if n == 0 {
+            return Err(format!("{flag} 0: at least 1"));
+        }
+    }
+    let layout = f.layout(ranks)?;
+    let model = f.model(0, layout)?;
+    let at = |why| format!("{why} (at --tp {})", layout.tp);
+    or_todo(|| model.check(layout.tp).map_err(at))
+}

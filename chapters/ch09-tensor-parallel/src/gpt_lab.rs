@@ -1,0 +1,182 @@
+//! Given: the lab `gpt`: a small GPT trained on the book's pages over a DP x TP grid; its
+//! loss as it falls, what each rank holds and sends against the formulas of
+//! [`crate::counts`], and a sample of text at the end.
+
+use crate::corpus::{Corpus, Split};
+use crate::counts::{gpt_params_per_rank, gpt_tp_allreduces};
+use crate::gpt::{loss_only, GptConfig};
+use crate::gpt_flags::GptFlags;
+use crate::grid::Grid;
+use crate::sample::generate;
+use crate::shards::vocab_range;
+use crate::train::{replica_rows, GridTrainer, StepStats};
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use std::time::Instant;
+use tabled::{Table, Tabled};
+use tch::Kind;
+
+#[derive(Tabled)]
+struct Row {
+    #[tabled(rename = "rank (dp, tp)")]
+    rank: String,
+    #[tabled(rename = "parameters held")]
+    params: String,
+    #[tabled(rename = "TP allreduces per step")]
+    tp: String,
+    #[tabled(rename = "DP allreduces per step")]
+    dp: String,
+}
+
+/// The validation loss over 4 validation batches (drawn from step `step`), averaged over
+/// the replicas.
+fn valid_loss(tr: &GridTrainer, corpus: &Corpus, seed: u64, step: u64) -> f64 {
+    let (b, s) = (tr.global_batch(), tr.cfg.block.seq);
+    let rows = replica_rows(b, tr.grid.layout.dp, tr.grid.me.dp);
+    let losses = (0..4).map(|k| {
+        let (x, y) = corpus.batch(Split::Valid, seed, 4 * step + k, b, s, rows.clone());
+        loss_only(&tr.tp, &tr.params, &tr.cfg, &x, &y)
+    });
+    tr.mean_over_replicas(losses.sum::<f64>() / 4.0)
+}
+
+/// Trains, printing on world rank 0 (unless --quiet); returns this rank's counts of the last step.
+fn train(tr: &mut GridTrainer, f: &GptFlags, corpus: &Corpus, rank0: bool) -> StepStats {
+    let head = rank0 && !f.common.quiet;
+    let seed = f.common.seed;
+    let tokens = (tr.global_batch() * tr.cfg.block.seq) as f64;
+    if head {
+        println!(
+            "{:>6}  {:>10}  {:>10}  {:>9}",
+            "step", "train loss", "valid loss", "tokens/s"
+        );
+    }
+    let first = valid_loss(tr, corpus, seed, 0);
+    if head {
+        println!("{:>6}  {:>10}  {first:>10.3}  {:>9}", 0, "-", "-");
+    }
+    let (mut sum, mut since, mut last) = (0.0, Instant::now(), StepStats::default());
+    for step in 1..=f.steps {
+        last = tr.step(corpus, seed, step);
+        sum += last.loss;
+        if step % f.log_every == 0 || step == f.steps {
+            let k = (step - 1) % f.log_every + 1;
+            let rate = tokens * k as f64 / since.elapsed().as_secs_f64();
+            let train = tr.mean_over_replicas(sum / k as f64);
+            let valid = valid_loss(tr, corpus, seed, step);
+            if head {
+                println!("{step:>6}  {train:>10.3}  {valid:>10.3}  {rate:>9.0}");
+            }
+            (sum, since) = (0.0, Instant::now());
+        }
+    }
+    last
+}
+
+/// The lab's body on every rank of `world`.
+pub fn run(world: &SimpleCommunicator, f: &GptFlags, corpus: &Corpus) -> Result<(), String> {
+    // The CPU (checked before MPI started); threads: --threads, else this rank's cores.
+    trainer_kit::place::place(world, trainer_kit::cli::DeviceChoice::Cpu, f.common.threads);
+    let layout = f.layout(world.size() as usize)?;
+    let grid = Grid::new(world, layout);
+    let cfg = f.model(corpus.vocab(), layout)?;
+    let head = world.rank() == 0;
+    if head {
+        header(f, corpus, &grid, &cfg);
+    }
+    let elem = Kind::Float.elt_size_in_bytes() as i64;
+    let ran = toolkit::gate::unless_todo(world, || -> Result<_, String> {
+        let mut tr = GridTrainer::new(&grid, cfg, Kind::Float, f.common.seed as i64, f.common.lr)?;
+        let last = train(&mut tr, f, corpus, head);
+        let prompt = corpus.encode(&f.prompt)?;
+        let text = generate(
+            &tr.tp,
+            &tr.params,
+            &cfg,
+            &prompt,
+            f.sample,
+            0.8,
+            f.common.seed,
+        );
+        Ok((tr.params.numel(), last, corpus.decode(&text)))
+    });
+    let (numel, last, text) = ran.map_err(|task| crate::flags::not_done(&task))??;
+    let mine = [
+        numel as i64,
+        last.tp_calls.0 as i64,
+        last.tp_calls.1,
+        last.dp_calls.0 as i64,
+        last.dp_calls.1,
+    ];
+    let mut all = vec![0i64; 5 * layout.ranks()];
+    world.all_gather_into(&mine[..], &mut all[..]);
+    if !head {
+        return Ok(());
+    }
+    let (tp_n, tp_elems) = gpt_tp_allreduces(&cfg);
+    let rows: Vec<Row> = all
+        .chunks(5)
+        .enumerate()
+        .map(|(rank, c)| {
+            let at = layout.coords(rank);
+            let rows = vocab_range(cfg.vocab, layout.tp, at.tp).len();
+            let formula = gpt_params_per_rank(&cfg, layout.tp, rows);
+            Row {
+                rank: format!("{rank} ({}, {})", at.dp, at.tp),
+                params: format!("{} (formula {formula}, V_r = {rows})", c[0]),
+                tp: format!(
+                    "{} calls, {} B (formula {tp_n}, {} B)",
+                    c[1],
+                    c[2],
+                    tp_elems as i64 * elem
+                ),
+                dp: format!(
+                    "{} call, {} B (formula 1, {} B)",
+                    c[3],
+                    c[4],
+                    formula as i64 * elem
+                ),
+            }
+        })
+        .collect();
+    println!("{}", Table::new(rows));
+    println!(
+        "formulas: parameters V_r h + s h + L [block's] + 2h; TP 4L + 5 allreduces, (4L + 2) n h + 3n \
+         elements for n = {} tokens a replica; DP one allreduce of the shard's gradients (x {elem} B)",
+        cfg.block.batch * cfg.block.seq
+    );
+    // Each line indented: the sample may hold the book's own code fences, and an
+    // indented one closes no block of the page that shows this output.
+    println!(
+        "sample (temperature 0.8, seed {}), each line indented:",
+        f.common.seed
+    );
+    for line in text.lines() {
+        println!("    {line}");
+    }
+    Ok(())
+}
+
+/// The run's first lines: the corpus, the model, the grid.
+fn header(f: &GptFlags, corpus: &Corpus, grid: &Grid, cfg: &GptConfig) {
+    let (train, valid) = corpus.sizes();
+    let b = &cfg.block;
+    println!(
+        "gpt: {} book pages, {train} characters to train on, {valid} to validate; V = {} characters (ln V = {:.3})",
+        corpus.pages,
+        corpus.vocab(),
+        (corpus.vocab() as f64).ln()
+    );
+    println!(
+        "model: {} blocks, h = {}, {} heads, MLP {}, context {}, head tied to the embedding; f32, Adam lr {}",
+        cfg.layers, b.hidden, b.heads, b.ffn, b.seq, f.common.lr
+    );
+    println!(
+        "grid: dp {} x tp {} over {} ranks (TP groups of consecutive ranks); global batch {} = {} a replica",
+        grid.layout.dp,
+        grid.layout.tp,
+        grid.layout.ranks(),
+        b.batch * grid.layout.dp,
+        b.batch
+    );
+}

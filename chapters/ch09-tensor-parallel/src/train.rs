@@ -1,0 +1,147 @@
+//! Given: one training step of the GPT on a DP x TP grid, and the same step in one
+//! process.
+//!
+//! On the grid, a rank draws its replica's rows of the global batch
+//! ([`crate::corpus::Corpus::batch`]), runs the forward and backward of its shard (the
+//! tensor-parallel group's allreduces inside), then averages the gradients of its shard
+//! over its DP group: one allreduce of all of them, flattened into one buffer, divided by
+//! dp (each replica's loss is the mean over its own tokens, and the replicas are the same
+//! size, so the average of their gradients is the gradient of the global batch's mean).
+//! Adam then updates the shard: every replica applies the same update to the same
+//! numbers, so the shards stay equal across replicas without ever being sent.
+
+use crate::corpus::{Corpus, Split};
+use crate::gpt::{loss_and_backward, reference_loss, GptConfig, GptParams};
+use crate::grid::Grid;
+use crate::tp::Tp;
+use tch::{Kind, Tensor};
+use trainer_kit::optim::{Optimizer, Rule};
+
+/// What one step did on this rank.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepStats {
+    /// The mean loss over this replica's tokens (the same on every rank of its group).
+    pub loss: f64,
+    /// Allreduces on the TP group, and the bytes this rank passed to them.
+    pub tp_calls: (usize, i64),
+    /// Allreduces on the DP group, and their bytes.
+    pub dp_calls: (usize, i64),
+}
+
+/// This rank's shard of the model, its optimizer, and the groups it trains on.
+pub struct GridTrainer<'g> {
+    pub grid: &'g Grid,
+    pub tp: Tp<'g>,
+    pub dp: Tp<'g>,
+    pub cfg: GptConfig,
+    pub params: GptParams,
+    opt: Optimizer,
+}
+
+// ANCHOR: replica_rows
+/// The global batch's rows replica `d` of `dp` trains on (`dp` divides `global`).
+pub fn replica_rows(global: usize, dp: usize, d: usize) -> std::ops::Range<usize> {
+    let per = global / dp;
+    d * per..(d + 1) * per
+}
+// ANCHOR_END: replica_rows
+
+impl<'g> GridTrainer<'g> {
+    /// This rank's shard of the model drawn from `seed` in `kind` (`cfg.block.batch`:
+    /// one replica's batch), with Adam at `lr`.
+    pub fn new(
+        grid: &'g Grid,
+        cfg: GptConfig,
+        kind: Kind,
+        seed: i64,
+        lr: f64,
+    ) -> Result<Self, String> {
+        let (tp, dp) = (Tp::new(&grid.tp), Tp::new(&grid.dp));
+        let params = GptParams::whole(&cfg, kind, seed).shard(&cfg, tp.size(), tp.rank())?;
+        let opt = Optimizer::new(Rule::Adam { lr }, &params.tensors());
+        Ok(GridTrainer {
+            grid,
+            tp,
+            dp,
+            cfg,
+            params,
+            opt,
+        })
+    }
+
+    /// The global batch (over the replicas).
+    pub fn global_batch(&self) -> usize {
+        self.cfg.block.batch * self.grid.layout.dp
+    }
+
+    /// Step `step` on the batch drawn from `seed`; the shard's averaged gradients are
+    /// left in its `.grad()` (the checks read them), then Adam updates it.
+    pub fn step(&mut self, corpus: &Corpus, seed: u64, step: u64) -> StepStats {
+        let rows = replica_rows(self.global_batch(), self.grid.layout.dp, self.grid.me.dp);
+        let seq = self.cfg.block.seq;
+        let (x, y) = corpus.batch(Split::Train, seed, step, self.global_batch(), seq, rows);
+        let mut tensors = self.params.tensors();
+        for t in tensors.iter_mut() {
+            t.zero_grad();
+        }
+        toolkit::tally::start();
+        let loss = loss_and_backward(&self.tp, &self.params, &self.cfg, &x, &y);
+        let tp_log = toolkit::tally::stop();
+        let grads: Vec<Tensor> = tensors.iter().map(Tensor::grad).collect();
+        let flat = Tensor::cat(&grads.iter().map(|g| g.view([-1])).collect::<Vec<_>>(), 0);
+        toolkit::tally::start();
+        let mean = self.dp.sum(&flat) / self.grid.layout.dp as f64;
+        let dp_log = toolkit::tally::stop();
+        let mut at = 0;
+        for g in &grads {
+            let n = g.numel() as i64;
+            let mut into = g.shallow_clone(); // the .grad() itself: averaged in place
+            tch::no_grad(|| into.copy_(&mean.narrow(0, at, n).view_as(g)));
+            at += n;
+        }
+        self.opt.step(&mut tensors, &grads);
+        StepStats {
+            loss,
+            tp_calls: toolkit::tally::count(&tp_log, "MPI_Allreduce"),
+            dp_calls: toolkit::tally::count(&dp_log, "MPI_Allreduce"),
+        }
+    }
+
+    /// `loss` (one replica's) averaged over the DP group: the global batch's loss.
+    pub fn mean_over_replicas(&self, loss: f64) -> f64 {
+        let t = Tensor::from_slice(&[loss]);
+        self.dp.sum(&t).double_value(&[0]) / self.grid.layout.dp as f64
+    }
+}
+
+/// The same training in one process: the whole model, LibTorch's autograd alone, the
+/// whole global batch, Adam at `lr`.
+pub struct OneProcess {
+    pub cfg: GptConfig,
+    pub params: GptParams,
+    opt: Optimizer,
+}
+
+impl OneProcess {
+    /// The whole model from `seed` in `kind`; `cfg.block.batch` is the global batch.
+    pub fn new(cfg: GptConfig, kind: Kind, seed: i64, lr: f64) -> Self {
+        let params = GptParams::whole(&cfg, kind, seed);
+        let opt = Optimizer::new(Rule::Adam { lr }, &params.tensors());
+        OneProcess { cfg, params, opt }
+    }
+
+    /// Step `step` on the batch drawn from `seed`: its loss; the gradients stay in the
+    /// parameters' `.grad()`.
+    pub fn step(&mut self, corpus: &Corpus, seed: u64, step: u64) -> f64 {
+        let (b, s) = (self.cfg.block.batch, self.cfg.block.seq);
+        let (x, y) = corpus.batch(Split::Train, seed, step, b, s, 0..b);
+        let mut tensors = self.params.tensors();
+        for t in tensors.iter_mut() {
+            t.zero_grad();
+        }
+        let loss = reference_loss(&self.params, &self.cfg, &x, &y);
+        loss.backward();
+        self.opt.step_on_grads(&mut tensors);
+        loss.double_value(&[])
+    }
+}

@@ -1,0 +1,41 @@
+//! Checks of the lab `gpt`'s command line: a grid the job's ranks cannot make, a model
+//! its tensor-parallel ranks cannot share, a batch the replicas cannot split, or what is
+//! not built yet, is refused in one line before MPI starts.
+//!
+//! Run: `cargo test -p ch09-tensor-parallel --features solution --test gpt_lab`.
+
+use trainer_kit::testing::check_refusals;
+
+#[test]
+fn bad_gpt_flags_and_grids_fail_in_one_line_before_mpi_starts() {
+    let exe = env!("CARGO_BIN_EXE_gpt");
+    let cases: [(&[&str], &str); 8] = [
+        (
+            &["--dp", "2", "--tp", "2"],
+            "--dp 2 x --tp 2 is not the job's 3 ranks (dp * tp must equal the ranks)",
+        ),
+        (
+            &["--heads", "4", "--hidden", "96"],
+            "tensor-parallel size 3 does not divide the 4 heads (at --tp 3)",
+        ),
+        (
+            &["--dp", "3", "--batch", "16"],
+            "global batch 16 does not split over 3 replicas: use a multiple of 3",
+        ),
+        (
+            &["--hidden", "100"],
+            "6 heads do not divide the hidden size 100",
+        ),
+        (
+            &["--checkpoint", "gpt.ckpt"],
+            "the GPT's checkpoints are not built yet",
+        ),
+        (&["--prompt", "\u{263a}"], "--prompt: the character"),
+        (&["--steps", "0"], "--steps 0: at least 1"),
+        (
+            &["--device", "cuda"],
+            "--device cuda: the GPT trains on the CPU only so far",
+        ),
+    ];
+    check_refusals(exe, "gpt", 3, &cases);
+}
