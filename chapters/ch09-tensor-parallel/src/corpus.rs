@@ -1,39 +1,45 @@
 //! Given: the capstone's corpus, character by character: the workbook's own pages.
 //!
-//! The text is every `.md` file under `book/src/` of this repository (read at run time,
-//! sorted by path), so the model learns to write like the book. Its vocabulary is the
-//! characters the pages use, sorted; the first nine tenths of each page's characters go to the
-//! training split, the rest to validation (so both splits have every chapter's style). A batch is `batch` windows of `seq + 1`
-//! characters (inputs, and the same shifted by one as targets) at starts drawn by
-//! SplitMix64 from the seed and the step: every rank draws the same global batch, and
-//! DP replica d keeps its rows `d * batch/dp..(d + 1) * batch/dp`: the same on every rank
-//! of a tensor-parallel group, distinct across replicas, and together the one process's
-//! batch.
+//! The text is a snapshot of every `.md` page under `book/src/` (sorted by path), kept in
+//! `data/book-pages/pages.txt.gz` so that the model's runs, and the book's captures of
+//! them, do not move each time a page is edited (`python3 scripts/book_pages.py` re-makes
+//! it; the captures are then re-made with it). The model learns to write like the book.
+//! Its vocabulary is the characters the pages use, sorted; the first nine tenths of each
+//! page's characters go to the training split, the rest to validation (so both splits
+//! have every chapter's style). A batch is `batch` windows of `seq + 1` characters
+//! (inputs, and the same shifted by one as targets) at starts drawn by SplitMix64 from
+//! the seed and the step: every rank draws the same global batch, and DP replica d keeps
+//! its rows `d * batch/dp..(d + 1) * batch/dp`: the same on every rank of a
+//! tensor-parallel group, distinct across replicas, and together the one process's batch.
 
+use flate2::read::GzDecoder;
+use std::io::Read;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use tch::Tensor;
 use trainer_kit::rng::SplitMix64;
 
-/// The repository's root (the pages are read from `book/src/` below it).
+/// The repository's root (the snapshot is read from `data/book-pages/` below it).
 pub fn repository_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// Every `.md` file under `dir`, sorted by path.
-pub fn pages(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let mut found = vec![];
-    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    for entry in entries {
-        let path = entry.map_err(|e| format!("{}: {e}", dir.display()))?.path();
-        if path.is_dir() {
-            found.extend(pages(&path)?);
-        } else if path.extension().is_some_and(|x| x == "md") {
-            found.push(path);
-        }
+/// The snapshot of the book's pages, below the repository's root.
+pub const SNAPSHOT: &str = "data/book-pages/pages.txt.gz";
+
+/// The pages of a snapshot's text: records of the byte 0x1e, the page's path, a newline
+/// and the page's text (`scripts/book_pages.py` writes them); the texts, in order.
+pub fn split_pages(snapshot: &str) -> Result<Vec<String>, String> {
+    let mut records = snapshot.split('\u{1e}');
+    if records.next() != Some("") {
+        return Err("the snapshot does not start with a page record (0x1e)".into());
     }
-    found.sort();
-    Ok(found)
+    records
+        .map(|r| match r.split_once('\n') {
+            Some((_path, text)) => Ok(text.to_string()),
+            None => Err(format!("a page record without its path line: {:.40}", r)),
+        })
+        .collect()
 }
 
 /// Which part of the text a batch is drawn from.
@@ -54,12 +60,15 @@ pub struct Corpus {
 }
 
 impl Corpus {
-    /// The book's pages under `root`/book/src.
+    /// The book's pages, from the snapshot under `root` ([`SNAPSHOT`]).
     pub fn book(root: &Path) -> Result<Self, String> {
-        let files = pages(&root.join("book/src"))?;
-        let read =
-            |f: &PathBuf| std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()));
-        let texts = files.iter().map(read).collect::<Result<Vec<_>, _>>()?;
+        let path = root.join(SNAPSHOT);
+        let file = std::fs::File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut text = String::new();
+        GzDecoder::new(file)
+            .read_to_string(&mut text)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let texts = split_pages(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         Ok(Self::from_pages(&texts))
     }
 
