@@ -110,6 +110,12 @@ fn check(f: &GptFlags, ranks: usize) -> Result<(), String> {
     }
     let layout = f.layout(ranks)?;
     let model = f.model(0, layout)?;
-    let at = |why| format!("{why} (at --tp {})", layout.tp);
+    let at = |why| match f.tp {
+        Some(tp) => format!("{why} (at --tp {tp})"),
+        None => format!(
+            "{why} (--tp {} by default at {ranks} ranks: choose --tp, e.g. --dp {ranks} --tp 1)",
+            layout.tp
+        ),
+    };
     or_todo(|| model.check(layout.tp).map_err(at))
 }

@@ -9,14 +9,19 @@ use trainer_kit::testing::check_refusals;
 #[test]
 fn bad_gpt_flags_and_grids_fail_in_one_line_before_mpi_starts() {
     let exe = env!("CARGO_BIN_EXE_gpt");
-    let cases: [(&[&str], &str); 8] = [
+    let cases: [(&[&str], &str); 9] = [
         (
             &["--dp", "2", "--tp", "2"],
             "--dp 2 x --tp 2 is not the job's 3 ranks (dp * tp must equal the ranks)",
         ),
         (
-            &["--heads", "4", "--hidden", "96"],
+            &["--heads", "4", "--hidden", "96", "--tp", "3"],
             "tensor-parallel size 3 does not divide the 4 heads (at --tp 3)",
+        ),
+        (
+            &["--heads", "4", "--hidden", "96"],
+            "tensor-parallel size 3 does not divide the 4 heads (--tp 3 by default at 3 \
+             ranks: choose --tp, e.g. --dp 3 --tp 1)",
         ),
         (
             &["--dp", "3", "--batch", "16"],
