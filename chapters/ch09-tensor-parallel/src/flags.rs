@@ -59,9 +59,9 @@ pub fn parse_or_todo(args: &[String], ranks: usize) -> Result<LabConfig, String>
     or_todo(|| parse(args, ranks))
 }
 
-/// `check()`, where an exercise it calls may still be a stub: that `todo!("ex N.M: ...")`
-/// becomes `Err("ex N.M: ...: not done yet ...")`, one line, instead of a panic (before
-/// MPI starts; any other panic goes on).
+/// `check()`, where an exercise it calls may still be a stub: the stub's panic (its
+/// exercise number and task) becomes `Err("ex N.M: ...: not done yet ...")`, one line,
+/// instead of a panic (before MPI starts; any other panic goes on).
 pub fn or_todo<T>(check: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
     let usual = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {})); // quiet while the check runs; said below

@@ -10,6 +10,7 @@
 //!   list of one), with their state in the open so that it can be checkpointed;
 //! - [`cuda_ipc`]: GPU memory from one rank to another of its node without the host (CUDA
 //!   IPC handles exchanged over MPI), where LibTorch's CUDA build is loaded;
+//! - [`cuda_runtime`]: the CUDA runtime LibTorch loaded, and the calls IPC needs from it;
 //! - [`place`]: the cores this rank may use (its CPU affinity), its device and its threads;
 //! - [`entry`]: a trainer's `main` after its flags: MPI, the job, one exit status;
 //! - [`fault`]: a rank killed on purpose mid-training, and the test that the job ends;
@@ -22,6 +23,7 @@
 pub mod ckpt;
 pub mod cli;
 pub mod cuda_ipc;
+pub mod cuda_runtime;
 pub mod entry;
 pub mod fault;
 pub mod optim;
