@@ -9,7 +9,7 @@
 
 use std::cell::RefCell;
 use std::time::Instant;
-use toolkit::perfetto::{trace_json, Span};
+use toolkit::perfetto::{overlap, trace_json, Span};
 
 /// The timeline's tracks, in order: [`COPIER`], [`RANK`].
 pub const TRACKS: [&str; 2] = ["copy stream (to host)", "rank thread (MPI, copy back)"];
@@ -125,4 +125,23 @@ pub fn to_text(spans: &[Span], width: usize) -> String {
         out += &format!("{name:>30} |{row}|\n");
     }
     out + &format!("{:>30}  0 .. {:.2} ms\n", "", end * 1e3)
+}
+
+/// What a recorded run shows, in seconds: how long the copies to the host took, how much
+/// of that ran while the rank thread worked (MPI or a copy back, its waits left out), and
+/// the timeline's length.
+pub fn copies_hidden(spans: &[Span]) -> (f64, f64, f64) {
+    let work: Vec<Span> = spans
+        .iter()
+        .filter(|s| s.track == COPIER || !s.name.starts_with("wait"))
+        .cloned()
+        .collect();
+    let copying: f64 = work
+        .iter()
+        .filter(|s| s.track == COPIER)
+        .map(|s| s.end - s.start)
+        .sum();
+    let hidden = overlap(&work, COPIER, RANK);
+    let total = spans.iter().map(|s| s.end).fold(0.0, f64::max);
+    (copying, hidden, total)
 }

@@ -26,14 +26,14 @@ use ch05::gpu_node::visible_gpus;
 use ch05::measure::{measure_links, reps_for, staged_by};
 use ch05::overlap_check::{overlap_check, traced, Stages};
 use ch05::staging_model::{best_chunk, pipelined, whole};
-use ch05::staging_trace::{self, COPIER, RANK};
+use ch05::staging_trace;
 use mpi::traits::*;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 use tabled::Tabled;
 use tch::Device;
 use toolkit::bench::{self, at_rank_counts, print_row};
-use toolkit::perfetto::{overlap, Span};
+use toolkit::perfetto::Span;
 use toolkit::report::{print_and_save, write_file};
 
 const SIZES_MIB: [usize; 2] = [16, 64];
@@ -114,20 +114,18 @@ fn stages(s: Option<(f64, f64, f64)>) -> String {
     }
 }
 
+/// measured / model as a cell ("-" without a model), noting whether it is within 25%.
+fn ratio(measured: f64, model: f64, within: &mut Vec<bool>) -> String {
+    if model == 0.0 {
+        return "-".into();
+    }
+    within.push((measured / model - 1.0).abs() <= 0.25);
+    format!("{:.2}", measured / model)
+}
+
 /// What rank 0's recorded run shows (`TRACE {json}` is not needed: one line of text).
 fn trace_line(np: usize, spans: &[Span]) -> String {
-    let work: Vec<Span> = spans
-        .iter()
-        .filter(|s| s.track == COPIER || !s.name.starts_with("wait"))
-        .cloned()
-        .collect();
-    let copying: f64 = work
-        .iter()
-        .filter(|s| s.track == COPIER)
-        .map(|s| s.end - s.start)
-        .sum();
-    let hidden = overlap(&work, COPIER, RANK);
-    let total = spans.iter().map(|s| s.end).fold(0.0, f64::max);
+    let (copying, hidden, total) = staging_trace::copies_hidden(spans);
     let name = format!("ch05-staging-trace-np{np}.json");
     let title = format!("staged allreduce, 16 MiB in 1 MiB chunks, rank 0 of {np}");
     let path = write_file(&name, &staging_trace::to_json(&title, spans)).expect("write the trace");
@@ -258,20 +256,8 @@ fn main() {
                     0.0 => "-".into(),
                     o => format!("{:.2} ms", o * 1e3),
                 },
-                ratio: match r.overlap_seconds {
-                    0.0 => "-".into(),
-                    o => {
-                        within.push((secs / o - 1.0).abs() <= 0.25);
-                        format!("{:.2}", secs / o)
-                    }
-                },
-                ratio_inside: match r.inside_seconds {
-                    0.0 => "-".into(),
-                    o => {
-                        within_inside.push((secs / o - 1.0).abs() <= 0.25);
-                        format!("{:.2}", secs / o)
-                    }
-                },
+                ratio: ratio(secs, r.overlap_seconds, &mut within),
+                ratio_inside: ratio(secs, r.inside_seconds, &mut within_inside),
             });
         }
     }
