@@ -18,7 +18,10 @@
 #         one thread per rank) against torch.distributed.tensor.parallel's
 #         ColwiseParallel / RowwiseParallel on the same block (gloo),
 #         scripts/anchors/tp_block.py; tokens/s = the block's tokens / the best round's
-#         mean time per forward + backward (the slowest rank's), for the compute-bound block
+#         mean time per forward + backward (the slowest rank's), for the compute-bound block;
+#         and the lab `gpt` at dp 1 x tp 2 against the same GPT under
+#         torch.distributed.tensor.parallel (scripts/anchors/gpt.py: the same pages, the same
+#         batches, the head tied), tokens/s = the median over the windows after the first
 # Ours runs twice per round: as `make run` does, and with Open MPI's
 # `mpi_yield_when_idle=1` (a waiting rank yields its core instead of polling: what a loaded
 # machine needs). Prints one table (each run's figure, the medians, ours / PyTorch) and
@@ -152,6 +155,27 @@ def torch_ch09(_env):
     return batch * seq / (ms / 1e3)
 
 
+# The lab `gpt` at dp 1 x tp NP, its defaults (2 blocks, h 96, 6 heads, context 64, global
+# batch 16, Adam lr 0.003, seed 9): tokens/s = the median of the windows of GPT_EVERY steps
+# after the first (a warm-up), the validation between windows outside the timing.
+GPT_STEPS, GPT_EVERY = 400, 100
+
+
+def ours_ch09_gpt(env):
+    out = run([release_bin("gpt"), "--tp", str(NP), "--dp", "1", "--steps", str(GPT_STEPS),
+               "--log-every", str(GPT_EVERY), "--sample", "0"], env=dict(env, NP=str(NP)))
+    rates = [float(m.group(1)) for m in re.finditer(r"^\s+\d+\s+[\d.]+\s+[\d.]+\s+(\d+)$", out, re.M)]
+    if len(rates) != GPT_STEPS // GPT_EVERY:
+        sys.exit(f"anchors: gpt printed {len(rates)} progress lines:\n{out}")
+    return statistics.median(rates[1:])
+
+
+def torch_ch09_gpt(_env):
+    out = run(torchrun("gpt.py", ["--steps", str(GPT_STEPS), "--log-every", str(GPT_EVERY)]))
+    rates = [float(m.group(1)) for m in re.finditer(r"^RATE ([\d.]+)", out, re.M)]
+    return statistics.median(rates[1:])
+
+
 # --- the table --------------------------------------------------------------------------
 def table(rows, unit="samples/s"):
     head = ["chapter", "workload", f"ours ({unit})", "ours, yielding", "PyTorch",
@@ -193,6 +217,10 @@ def main():
     jobs.append(("09", f"one transformer block (h={hidden}, {heads} heads, {batch}x{seq} tokens), "
                  f"forward + backward, f32, t={NP}, 1 thread per rank; ours vs "
                  f"torch.distributed.tensor.parallel (gloo)", ours_ch09, torch_ch09, ()))
+    jobs.append(("09", f"the lab gpt (2 blocks, h=96, 6 heads, context 64, batch 16, tied head, "
+                 f"Adam, f32), dp 1 x tp {NP}, the book's pages; ours vs "
+                 f"torch.distributed.tensor.parallel + loss_parallel (gloo), scripts/anchors/gpt.py",
+                 ours_ch09_gpt, torch_ch09_gpt, ()))
     jobs = [j for j in jobs if args.only in (None, j[0])]
     results = {what: ([], [], []) for _, what, *_ in jobs}
     start = time.time()

@@ -20,5 +20,6 @@ if ! have_torch; then
     || { echo "make anchors: skipped: pip could not install torch==2.11.0 from PyPI ($(tail -n 1 .cache/anchors-pip.log))"; exit 0; }
 fi
 cargo build -q --release -p ch06-data-parallel -p ch07-pipeline -p ch08-sharded \
-  -p ch09-tensor-parallel --features solution --bin train --bin pipeline --bin zero --bin tp_bench
+  -p ch09-tensor-parallel --features solution --bin train --bin pipeline --bin zero --bin tp_bench \
+  --bin gpt
 exec "$venv/bin/python" scripts/anchors/anchors.py "$@"
