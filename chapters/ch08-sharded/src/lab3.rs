@@ -78,7 +78,7 @@ pub fn run(
         );
         if cfg.common.resume {
             println!(
-                "resumed at step {} (saved checkpoint, any N: each layer's shards)",
+                "resumed at step {} (a checkpoint saved at any number of ranks; each rank read its shard of every layer)",
                 t.steps
             );
         }

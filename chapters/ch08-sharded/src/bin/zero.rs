@@ -68,7 +68,7 @@ fn run(world: &SimpleCommunicator, cfg: Config) -> Result<(), String> {
     }
     if root && cfg.common.resume {
         println!(
-            "resumed at step {} (saved checkpoint, any N: each rank its shard)",
+            "resumed at step {} (a checkpoint saved at any number of ranks; each rank read its shard)",
             t.steps
         );
     }
