@@ -95,7 +95,7 @@ pub fn open(dir: &Path, model: &str) -> Result<Saved, String> {
         let f = dir.join(&name);
         let bytes = std::fs::read(&f).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => {
-                at(&f, format!("missing (the manifest lists {n} parts): {FIX}"))
+                at(&f, format!("missing, though the manifest lists it: {FIX}"))
             }
             _ => at(&f, e.to_string()),
         })?;

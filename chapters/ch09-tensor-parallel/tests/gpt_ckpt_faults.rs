@@ -60,7 +60,7 @@ fn faulty_copies(good: &Path, later: &Path, make: bool) -> Vec<(PathBuf, String)
         (
             planted("no-part", &|d| std::fs::remove_file(part(d)).unwrap()),
             "part-0-of-1-step-2.ckpt",
-            format!("missing (the manifest lists 1 parts): {fix}"),
+            format!("missing, though the manifest lists it: {fix}"),
         ),
         (
             planted("flipped", &|d| edit(d, &|b| b[100] ^= 1)),
