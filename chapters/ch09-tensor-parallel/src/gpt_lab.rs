@@ -1,6 +1,8 @@
 //! Given: the lab `gpt`: a small GPT trained on the book's pages over a DP x TP grid; its
 //! loss as it falls, what each rank holds and sends against the formulas of
-//! [`crate::counts`], and a sample of text at the end.
+//! [`crate::counts`], and a sample of text at the end; with `--checkpoint DIR` it saves
+//! every `--every` steps and after the last ([`crate::gpt_ckpt`]), with `--resume` it
+//! continues from DIR's checkpoint at any layout ([`crate::gpt_ckpt_read`]).
 
 use crate::corpus::{Corpus, Split};
 use crate::counts::{gpt_params_per_rank, gpt_tp_allreduces};
