@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Chapter 09's captures for the book beyond its labs' output (tp_block and gpt at NP
 # ranks): tp_block at 1 and 3 ranks and in f64, its --help and its refusals, the planted
-# mistakes, the benchmark (tp_bench); gpt at 1 and 3 ranks, its --help and its refusals.
+# mistakes, the benchmark (tp_bench); gpt at 1 and 3 ranks, its --help and its refusals,
+# its checkpoints (saved at dp 2 x tp 2, resumed at that layout and at others, refused).
 # `make outputs CH=09` runs the labs, then this script from the repository root
 # (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.
-# `bash chapters/ch09-tensor-parallel/outputs.sh gpt` makes gpt's captures only.
+# `bash chapters/ch09-tensor-parallel/outputs.sh gpt` makes gpt's captures only, `... ckpt`
+# its checkpoints' and its refusals only.
 set -euo pipefail
 book=book/src/ch09-tensor-parallel
 gpt() { cargo run -q --release -p ch09-tensor-parallel --features solution --bin gpt -- "$@"; }
@@ -15,13 +17,52 @@ gpt_captures() {
   done
   { echo '$ cargo run --release -p ch09-tensor-parallel --features solution --bin gpt -- --help';
     gpt --help; } > $book/output/gpt-help.txt
-  { for args in '--dp 2 --tp 2' '--heads 4' '--batch 16 --dp 3' '--checkpoint gpt.ckpt'; do
+  gpt_refused
+  ckpt_captures
+  echo "outputs: wrote gpt-np1.txt, gpt-np3.txt, gpt-help.txt and gpt-refused.txt in $book/"
+}
+gpt_refused() {
+  { for args in '--dp 2 --tp 2' '--heads 4' '--batch 16 --dp 3' '--resume'; do
       echo "\$ NP=3 cargo run --release -p ch09-tensor-parallel --features solution --bin gpt -- $args"
       NP=3 gpt $args 2>&1 && echo "(accepted)" || echo "(exit status $?)"
     done; } > $book/output/gpt-refused.txt
-  echo "outputs: wrote gpt-np1.txt, gpt-np3.txt, gpt-help.txt and gpt-refused.txt in $book/"
+}
+# The checkpoints, in a temporary folder (its path taken out of the output): 30 steps
+# straight at dp 2 x tp 2; 20 saved there every 10; resumed to 30 at dp 2 x tp 2 (the same
+# numbers), at dp 1 x tp 2 and at dp 1 x tp 3 (other layouts: the same within rounding),
+# each from its own copy (a resume saves at its end); then bad checkpoints refused.
+ckpt_captures() {
+  local ck; ck=$(mktemp -d)
+  local cmd='cargo run --release -p ch09-tensor-parallel --features solution --bin gpt --'
+  local run='--steps 30 --log-every 10 --sample 0'
+  keep() { sed "s|$ck/||g" | grep -E '^(grid:|resumed| +step| +[0-9]+ )'; }
+  { echo "\$ NP=4 $cmd --dp 2 --tp 2 $run"
+    NP=4 gpt --dp 2 --tp 2 $run 2>&1 | keep
+    echo "\$ NP=4 $cmd --dp 2 --tp 2 --steps 20 --log-every 10 --sample 0 --checkpoint ckpt --every 10"
+    NP=4 gpt --dp 2 --tp 2 --steps 20 --log-every 10 --sample 0 --checkpoint $ck/ckpt --every 10 2>&1 | keep
+    echo '$ ls -l ckpt'
+    ls -l $ck/ckpt | awk 'NR > 1 { printf "%9s  %s\n", $5, $9 }'
+    for grid in '4 2 2' '2 1 2' '3 1 3'; do
+      set -- $grid
+      cp -r $ck/ckpt $ck/ckpt-$1
+      echo "\$ cp -r ckpt ckpt-$1"
+      echo "\$ NP=$1 $cmd --dp $2 --tp $3 $run --checkpoint ckpt-$1 --resume"
+      NP=$1 gpt --dp $2 --tp $3 $run --checkpoint $ck/ckpt-$1 --resume 2>&1 | keep
+    done
+  } > $book/output/gpt-checkpoints.txt
+  cp -r $ck/ckpt $ck/flipped
+  printf '\x55' | dd of=$(ls $ck/flipped/part-0-of-1-step-*.ckpt) bs=1 seek=200 conv=notrunc status=none
+  cp -r $ck/ckpt $ck/lost; rm $ck/lost/part-0-of-1-step-*.ckpt
+  { for args in 'flipped' 'lost' 'ckpt --layers 3' 'ckpt --steps 20'; do
+      set -- $args; d=$1; shift
+      echo "\$ NP=2 $cmd --checkpoint $d --resume${*:+ $*}"
+      NP=2 gpt --checkpoint $ck/$d --resume "$@" 2>&1 | sed "s|$ck/||g" && echo "(accepted)" || echo "(exit status $?)"
+    done; } > $book/output/gpt-checkpoints-refused.txt
+  rm -rf "$ck"
+  echo "outputs: wrote gpt-checkpoints.txt, gpt-checkpoints-refused.txt and gpt-refused.txt in $book/"
 }
 if [ "${1:-}" = gpt ]; then gpt_captures; exit 0; fi
+if [ "${1:-}" = ckpt ]; then gpt_refused; ckpt_captures; exit 0; fi
 lab() { cargo run -q --release -p ch09-tensor-parallel --features solution --bin tp_block -- "$@"; }
 for n in 1 3; do
   { echo "\$ NP=$n cargo run --release -p ch09-tensor-parallel --features solution --bin tp_block";

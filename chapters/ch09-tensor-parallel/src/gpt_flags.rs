@@ -80,10 +80,36 @@ impl GptFlags {
     }
 }
 
+impl GptFlags {
+    /// With `--resume`: whether `--checkpoint DIR` holds a readable checkpoint of this
+    /// model (V = `vocab`, f32) with steps left before `--steps`; one line, before MPI
+    /// starts (every rank reads the same files: the same verdict).
+    pub fn check_resume(&self, vocab: usize) -> Result<(), String> {
+        let (Some(dir), true) = (&self.common.checkpoint, self.common.resume) else {
+            return Ok(());
+        };
+        let cfg = self.model(vocab, Layout { dp: 1, tp: 1 })?; // the name has no batch
+        let model = crate::gpt_ckpt::model_name(&cfg, tch::Kind::Float);
+        let saved =
+            crate::gpt_ckpt_read::open(dir, &model).map_err(|e| format!("--resume: {e}"))?;
+        match saved.step < self.steps {
+            true => Ok(()),
+            false => Err(format!(
+                "--resume: the checkpoint in {} is at step {}, and --steps {} asks for no more: \
+                 use --steps above {}",
+                dir.display(),
+                saved.step,
+                self.steps,
+                saved.step
+            )),
+        }
+    }
+}
+
 /// The checks that need no communication (and no corpus): one line each.
 fn check(f: &GptFlags, ranks: usize) -> Result<(), String> {
-    if f.common.checkpoint.is_some() || f.common.resume {
-        return Err("--checkpoint, --resume: the GPT's checkpoints are not built yet".into());
+    if f.common.resume && f.common.checkpoint.is_none() {
+        return Err("--resume needs --checkpoint DIR (the folder of the checkpoint)".into());
     }
     let gpu = tch::Cuda::is_available();
     match f.common.device {
@@ -102,6 +128,7 @@ fn check(f: &GptFlags, ranks: usize) -> Result<(), String> {
         ("--layers", f.layers),
         ("--seq", f.seq),
         ("--log-every", f.log_every as usize),
+        ("--every", f.common.every as usize),
     ];
     for (flag, n) in counts {
         if n == 0 {

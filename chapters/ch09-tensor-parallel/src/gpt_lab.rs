@@ -1,6 +1,8 @@
 //! Given: the lab `gpt`: a small GPT trained on the book's pages over a DP x TP grid; its
 //! loss as it falls, what each rank holds and sends against the formulas of
-//! [`crate::counts`], and a sample of text at the end.
+//! [`crate::counts`], and a sample of text at the end; with `--checkpoint DIR` it saves
+//! every `--every` steps and after the last ([`crate::gpt_ckpt`]), with `--resume` it
+//! continues from DIR's checkpoint at any layout ([`crate::gpt_ckpt_read`]).
 
 use crate::corpus::{Corpus, Split};
 use crate::counts::{gpt_params_per_rank, gpt_tp_allreduces};
@@ -10,6 +12,7 @@ use crate::grid::Grid;
 use crate::sample::generate;
 use crate::shards::vocab_range;
 use crate::train::{replica_rows, GridTrainer, StepStats};
+use crate::{gpt_ckpt, gpt_ckpt_read};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::time::Instant;
@@ -40,9 +43,17 @@ fn valid_loss(tr: &GridTrainer, corpus: &Corpus, seed: u64, step: u64) -> f64 {
     tr.mean_over_replicas(losses.sum::<f64>() / 4.0)
 }
 
-/// Trains, printing on world rank 0 (unless --quiet); returns this rank's counts of the last step.
-fn train(tr: &mut GridTrainer, f: &GptFlags, corpus: &Corpus, rank0: bool) -> StepStats {
-    let head = rank0 && !f.common.quiet;
+/// Trains from step `start` to `--steps`, printing on world rank 0 (unless --quiet),
+/// saving into `--checkpoint DIR` every `--every` steps and after the last; returns this
+/// rank's counts of the last step.
+fn train(
+    world: &SimpleCommunicator,
+    tr: &mut GridTrainer,
+    f: &GptFlags,
+    corpus: &Corpus,
+    start: u64,
+) -> Result<StepStats, String> {
+    let head = world.rank() == 0 && !f.common.quiet;
     let seed = f.common.seed;
     let tokens = (tr.global_batch() * tr.cfg.block.seq) as f64;
     if head {
@@ -51,26 +62,34 @@ fn train(tr: &mut GridTrainer, f: &GptFlags, corpus: &Corpus, rank0: bool) -> St
             "step", "train loss", "valid loss", "tokens/s"
         );
     }
-    let first = valid_loss(tr, corpus, seed, 0);
+    let first = valid_loss(tr, corpus, seed, start);
     if head {
-        println!("{:>6}  {:>10}  {first:>10.3}  {:>9}", 0, "-", "-");
+        println!("{start:>6}  {:>10}  {first:>10.3}  {:>9}", "-", "-");
     }
-    let (mut sum, mut since, mut last) = (0.0, Instant::now(), StepStats::default());
-    for step in 1..=f.steps {
+    let (mut sum, mut k, mut since) = (0.0, 0, Instant::now());
+    let mut last = StepStats::default();
+    for step in start + 1..=f.steps {
         last = tr.step(corpus, seed, step);
-        sum += last.loss;
+        (sum, k) = (sum + last.loss, k + 1);
         if step % f.log_every == 0 || step == f.steps {
-            let k = (step - 1) % f.log_every + 1;
             let rate = tokens * k as f64 / since.elapsed().as_secs_f64();
             let train = tr.mean_over_replicas(sum / k as f64);
             let valid = valid_loss(tr, corpus, seed, step);
             if head {
                 println!("{step:>6}  {train:>10.3}  {valid:>10.3}  {rate:>9.0}");
             }
-            (sum, since) = (0.0, Instant::now());
+            (sum, k, since) = (0.0, 0, Instant::now());
+        }
+        if let Some(dir) = &f.common.checkpoint {
+            if step % f.common.every == 0 || step == f.steps {
+                gpt_ckpt::save(world, tr, dir, step)?;
+                if head {
+                    println!("{step:>6}  saved into {}", dir.display());
+                }
+            }
         }
     }
-    last
+    Ok(last)
 }
 
 /// The lab's body on every rank of `world`.
@@ -87,7 +106,8 @@ pub fn run(world: &SimpleCommunicator, f: &GptFlags, corpus: &Corpus) -> Result<
     let elem = Kind::Float.elt_size_in_bytes() as i64;
     let ran = toolkit::gate::unless_todo(world, || -> Result<_, String> {
         let mut tr = GridTrainer::new(&grid, cfg, Kind::Float, f.common.seed as i64, f.common.lr)?;
-        let last = train(&mut tr, f, corpus, head);
+        let start = resume(&mut tr, f, head)?;
+        let last = train(world, &mut tr, f, corpus, start)?;
         let prompt = corpus.encode(&f.prompt)?;
         let text = generate(
             &tr.tp,
@@ -155,6 +175,26 @@ pub fn run(world: &SimpleCommunicator, f: &GptFlags, corpus: &Corpus) -> Result<
         println!("    {line}");
     }
     Ok(())
+}
+
+/// With `--resume`: the checkpoint of `--checkpoint DIR` installed into `tr` (checked
+/// before MPI started, by `gpt_ckpt_read::check_resume`); the step it was saved at (else 0).
+fn resume(tr: &mut GridTrainer, f: &GptFlags, head: bool) -> Result<u64, String> {
+    let (Some(dir), true) = (&f.common.checkpoint, f.common.resume) else {
+        return Ok(0);
+    };
+    let saved = gpt_ckpt_read::open_for(dir, tr).map_err(|e| format!("--resume: {e}"))?;
+    saved.install(tr)?;
+    if head {
+        println!(
+            "resumed at step {} from {} ({} part{}: whole tensors, sliced for this grid)",
+            saved.step,
+            dir.display(),
+            saved.parts.len(),
+            if saved.parts.len() == 1 { "" } else { "s" }
+        );
+    }
+    Ok(saved.step)
 }
 
 /// The run's first lines: the corpus, the model, the grid.

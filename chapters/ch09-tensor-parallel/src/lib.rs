@@ -20,7 +20,9 @@
 //!   [`compare`] (differences and their bounds), [`flags`] and [`lab`] (the lab).
 //! - Given, the capstone's first half: [`corpus`] (the book's pages as characters),
 //!   [`gpt`] (a small GPT, whole or one rank's shard), [`grid`] (DP x TP),
-//!   [`train`] (a step on the grid, and in one process), [`sample`] (text from it),
+//!   [`train`] (a step on the grid, and in one process), [`gpt_ckpt`],
+//!   [`gpt_ckpt_read`] and [`gpt_cut`] (its checkpoints, one format for every layout),
+//!   [`sample`] (text from it),
 //!   [`gpt_flags`] and [`gpt_lab`] (the lab `gpt`: `make run CH=09 BIN=gpt SOLUTION=1`).
 
 pub mod block;
@@ -29,6 +31,9 @@ pub mod corpus;
 pub mod counts;
 pub mod flags;
 pub mod gpt;
+pub mod gpt_ckpt;
+pub mod gpt_ckpt_read;
+pub mod gpt_cut;
 pub mod gpt_flags;
 pub mod gpt_lab;
 pub mod grid;

@@ -35,7 +35,8 @@ pub struct GridTrainer<'g> {
     pub dp: Tp<'g>,
     pub cfg: GptConfig,
     pub params: GptParams,
-    opt: Optimizer,
+    /// Adam over `params.named()`'s tensors (its m, v and step count: the checkpoints').
+    pub opt: Optimizer,
 }
 
 // ANCHOR: replica_rows

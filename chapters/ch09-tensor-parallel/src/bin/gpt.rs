@@ -24,6 +24,9 @@ fn main() {
     if let Err(why) = corpus.encode(&flags.prompt) {
         refuse(format!("--prompt: {why}"));
     }
+    if let Err(why) = flags.check_resume(corpus.vocab()) {
+        refuse(why);
+    }
     trainer_kit::entry::run_and_exit("gpt", Report::RankZero, |world| {
         ch09::gpt_lab::run(world, &flags, &corpus)
     })
