@@ -15,7 +15,7 @@
 //! - Given: [`tp`] (the group and its allreduces on tensors), [`tape`] (communication
 //!   inside the model by cutting LibTorch's graph), [`params`] (the block's shape and
 //!   parameters, whole or one rank's shard), [`ops`] (layer norm, GeLU, attention over a
-//!   rank's heads), [`reference`] (the block in one process), [`block`] (the
+//!   rank's heads), [`mod@reference`] (the block in one process), [`block`] (the
 //!   tensor-parallel block), [`counts`] (what a rank holds and sends, by formula),
 //!   [`compare`] (differences and their bounds), [`flags`] and [`lab`] (the lab).
 //! - Given, the capstone's first half: [`corpus`] (the book's pages as characters),
