@@ -76,7 +76,8 @@ const TRIPS: usize = 10;
 const BYTES: usize = 100_000;
 
 /// Rank 0 ping-pongs with rank 1, then with rank 2 (when there is one), and prints the
-/// median round trip of each in microseconds: `ROUND TRIP 0-1 = 1234 us`.
+/// shortest round trip of each in microseconds: `ROUND TRIP 0-1 = 1234 us`. The shortest:
+/// a busy machine only ever adds to a round trip, and the rule's wait is in every one.
 #[test]
 #[ignore = "started by a_slowed_link_is_slower_by_what_its_rule_says"]
 fn timed_pingpong() {
@@ -96,9 +97,9 @@ fn timed_pingpong() {
                 }
                 trips.push(start.elapsed().as_secs_f64());
             }
-            trips.sort_by(f64::total_cmp);
+            let shortest = trips.iter().copied().fold(f64::INFINITY, f64::min);
             if rank == 0 {
-                let us = trips[TRIPS / 2] * 1e6;
+                let us = shortest * 1e6;
                 println!("ROUND TRIP 0-{peer} = {us:.0} us");
             }
             world.barrier();
@@ -107,7 +108,7 @@ fn timed_pingpong() {
     });
 }
 
-/// The median round trip between 0 and `peer` the program printed, in microseconds.
+/// The shortest round trip between 0 and `peer` the program printed, in microseconds.
 fn round_trip(text: &str, peer: i32) -> f64 {
     let key = format!("ROUND TRIP 0-{peer} = ");
     let line = text.lines().find_map(|l| l.split(&key).nth(1));
@@ -126,7 +127,7 @@ fn a_slowed_link_is_slower_by_what_its_rule_says() {
     let (before, after) = (plain.text(), slowed.text());
     let added = round_trip(&after, 1) - round_trip(&before, 1);
     assert!(
-        (7_900.0..12_000.0).contains(&added),
+        (7_600.0..13_000.0).contains(&added),
         "the rule adds 8000 us per round trip, measured {added:.0} us:\n{before}\n{after}"
     );
     // The link 0-2 is not named: it stays within 2 ms of its plain time.
@@ -142,7 +143,7 @@ fn a_one_way_rule_slows_one_direction() {
     assert!(slowed.success(), "{}", slowed.text());
     let added = round_trip(&slowed.text(), 1) - round_trip(&plain.text(), 1);
     assert!(
-        (2_900.0..5_000.0).contains(&added),
+        (2_850.0..5_500.0).contains(&added),
         "1>0 adds 3000 us per round trip (only the way back), measured {added:.0} us"
     );
 }
