@@ -55,7 +55,10 @@ fn main() {
         format!("the lab's own; set {SETTING} to choose another")
     };
     let text = std::env::var(SETTING).unwrap_or_else(|_| lab_rule(p as i32));
-    say(&format!("slow link: {text:?} ({source})"));
+    match text.is_empty() {
+        true => say("slow link: none (a job of 1 rank has no link)"),
+        false => say(&format!("slow link: {text:?} ({source})")),
+    }
     say("network under every link: 50 µs + bytes at 100 MB/s per message");
     say(&toolkit::report::oversubscription_note(p));
     if p < 2 {
