@@ -1,17 +1,7 @@
 //! Chapter 10 exercise 10.1: solution.
 
 use crate::matrix::PairFit;
-
-/// A link found slow: ranks `a < b`, and its time over the median time of all links.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SlowLink {
-    /// The lower rank.
-    pub a: usize,
-    /// The higher rank.
-    pub b: usize,
-    /// The link's time for the message over the median link's (e.g. 9.5).
-    pub times_median: f64,
-}
+pub use crate::matrix::SlowLink;
 
 // ANCHOR: find_slow_links
 /// The links slower than `factor` times the median link for `bytes` bytes, slowest first.

@@ -7,17 +7,7 @@
 #![allow(unused_variables)] // the stub does not use its arguments yet
 
 use crate::matrix::PairFit;
-
-/// A link found slow: ranks `a < b`, and its time over the median time of all links.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SlowLink {
-    /// The lower rank.
-    pub a: usize,
-    /// The higher rank.
-    pub b: usize,
-    /// The link's time for the message over the median link's (e.g. 9.5).
-    pub times_median: f64,
-}
+pub use crate::matrix::SlowLink;
 
 // ANCHOR: find_slow_links
 /// The links whose predicted time for a message of `bytes` bytes is more than `factor`

@@ -93,6 +93,17 @@ pub fn measure(world: &SimpleCommunicator, trips: usize) -> Vec<PairFit> {
     fits
 }
 
+/// A link found slow (ex 10.1's answer, [`crate::find`]): ranks `a < b`, and its time over the median time of all links.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SlowLink {
+    /// The lower rank.
+    pub a: usize,
+    /// The higher rank.
+    pub b: usize,
+    /// The link's time for the message over the median link's (e.g. 9.5).
+    pub times_median: f64,
+}
+
 /// The fit of the link between `a` and `b` (either order), if the list has it.
 pub fn link_of(fits: &[PairFit], a: usize, b: usize) -> Option<AlphaBeta> {
     let (a, b) = (a.min(b), a.max(b));
