@@ -13,7 +13,8 @@
 //!
 //! Your part (stubs; `--features solution` compiles the answers from `solutions/`):
 //! [`find`] (ex 10.1: which links are slow), [`crossover`] (ex 10.2: from which slowdown
-//! recursive doubling beats the ring).
+//! recursive doubling beats the ring), [`order`] (ex 10.3: a ring order that leaves the
+//! slow links out).
 
 pub mod matrix;
 pub mod model;
@@ -29,5 +30,11 @@ pub mod find;
     path = "../../../solutions/ch10-troubleshooting/crossover.rs"
 )]
 pub mod crossover;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch10-troubleshooting/order.rs"
+)]
+pub mod order;
 
 pub use ch01::model::AlphaBeta;

@@ -18,7 +18,7 @@ use toolkit::slow_links::{self, SlowLink};
 /// Calls per timing: the shortest (over calls) of the slowest rank's time is kept.
 const REPS: usize = 5;
 /// The vector sizes (bytes per rank) of the comparison.
-const SIZES: [usize; 3] = [16 << 10, 128 << 10, 1 << 20];
+pub const SIZES: [usize; 3] = [16 << 10, 128 << 10, 1 << 20];
 /// The slowdowns of the sweep (the slow link's bandwidth is the median link's over this).
 const SLOWDOWNS: [f64; 6] = [1.0, 2.0, 3.0, 4.0, 6.0, 8.0];
 /// The emulated network under every link: a delay and a rate per message.
@@ -65,7 +65,7 @@ pub fn matrix_table(fits: &[PairFit], p: usize) -> String {
 }
 
 /// Milliseconds of `f` on the slowest rank, the shortest of [`REPS`] calls.
-fn time_ms(world: &SimpleCommunicator, f: impl Fn()) -> f64 {
+pub fn time_ms(world: &SimpleCommunicator, f: impl Fn()) -> f64 {
     let mut best = f64::INFINITY;
     for _ in 0..REPS {
         world.barrier();
