@@ -11,7 +11,7 @@ mod common;
 use ch10::find::SlowLink;
 use ch10::matrix::PairFit;
 use ch10::AlphaBeta;
-use common::{check_crossover, check_finder, matrix};
+use common::{check_crossover, check_finder, check_order, matrix};
 
 // ANCHOR: mean_finder
 /// Mistake 1: a finder that compares each link with the MEAN time of all links.
@@ -82,5 +82,32 @@ fn a_crossover_with_the_slow_link_counted_once_never_crosses() {
     assert!(
         err.starts_with("p=8, 1073741824 bytes, alpha=1e-6 s, beta=1e9 B/s: your crossover is None, but the model's ring and doubling times cross at Some(2.66"),
         "{err}"
+    );
+}
+
+// ANCHOR: greedy_order
+/// Mistake 3: a greedy ring order: from each rank, the lowest unused rank it has a fast
+/// link to; the link back to rank 0, at the end, is never looked at.
+fn greedy_order(p: usize, slow: &[(usize, usize)]) -> Vec<usize> {
+    let is_slow = |a: usize, b: usize| slow.contains(&(a, b)) || slow.contains(&(b, a));
+    let mut order = if p == 0 { vec![] } else { vec![0] };
+    while order.len() < p {
+        let last = *order.last().unwrap();
+        let unused = (0..p).filter(|r| !order.contains(r));
+        let fast = unused.clone().find(|&r| !is_slow(last, r));
+        order.push(fast.or_else(|| unused.min()).unwrap());
+    }
+    order
+}
+// ANCHOR_END: greedy_order
+
+#[test]
+fn a_greedy_ring_order_forgets_the_link_back_to_rank_0() {
+    assert_eq!(check_order(greedy_order, 8, &[(2, 3)]), Ok(()));
+    let says = "p=4, slow [(0, 3)]: the ring through [0, 1, 2, 3] uses 1 slow links; an order \
+                with 0 exists";
+    assert_eq!(
+        check_order(greedy_order, 4, &[(0, 3)]),
+        Err(says.to_string())
     );
 }

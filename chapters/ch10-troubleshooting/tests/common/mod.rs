@@ -101,3 +101,65 @@ pub fn check_crossover(
         fast.alpha, fast.beta
     ))
 }
+
+/// How many links of the ring through `order` are slow.
+pub fn crossings(order: &[usize], slow: &[(usize, usize)]) -> usize {
+    let p = order.len();
+    let is_slow = |a: usize, b: usize| {
+        slow.iter()
+            .any(|&(x, y)| (x, y) == (a, b) || (x, y) == (b, a))
+    };
+    (0..p)
+        .filter(|&i| p > 1 && is_slow(order[i], order[(i + 1) % p]))
+        .count()
+}
+
+/// The fewest crossings of any order from 0, by trying every one.
+pub fn fewest(p: usize, slow: &[(usize, usize)]) -> usize {
+    fn all(
+        rest: &mut Vec<usize>,
+        order: &mut Vec<usize>,
+        slow: &[(usize, usize)],
+        best: &mut usize,
+    ) {
+        if rest.is_empty() {
+            *best = (*best).min(crossings(order, slow));
+        }
+        for i in 0..rest.len() {
+            let r = rest.remove(i);
+            order.push(r);
+            all(rest, order, slow, best);
+            order.pop();
+            rest.insert(i, r);
+        }
+    }
+    let mut best = usize::MAX;
+    all(&mut (1..p).collect(), &mut vec![0], slow, &mut best);
+    best
+}
+
+/// A ring-order function: ranks, slow links -> an order of the ranks.
+pub type RingOrder = fn(usize, &[(usize, usize)]) -> Vec<usize>;
+
+/// Checks a ring-order function at one case against every order.
+pub fn check_order(ring_order: RingOrder, p: usize, slow: &[(usize, usize)]) -> Result<(), String> {
+    let order = ring_order(p, slow);
+    let mut sorted = order.clone();
+    sorted.sort();
+    if sorted != (0..p).collect::<Vec<_>>() || (p > 0 && order[0] != 0) {
+        return Err(format!(
+            "p={p}: {order:?} is not an order of 0..{p} starting at 0"
+        ));
+    }
+    let (got, want) = (
+        crossings(&order, slow),
+        if p == 0 { 0 } else { fewest(p, slow) },
+    );
+    if got != want {
+        return Err(format!(
+            "p={p}, slow {slow:?}: the ring through {order:?} uses {got} slow links; an order \
+             with {want} exists"
+        ));
+    }
+    Ok(())
+}
