@@ -15,7 +15,9 @@
 //! - [`watchdog`] + [`intercept`]: a hung case is named with the MPI call each thread of
 //!   each rank is in; [`diagnose`] reads the reports of all ranks and says what it sees.
 //! - [`faults`]: `WORKBOOK_FAULT` plants a learner's mistake (a skipped broadcast, a
-//!   wrong tag) in an unchanged program, so a check is tried on the very test it guards.
+//!   wrong tag) in an unchanged program, so a check is tried on the very test it guards;
+//!   [`slow_links`]: `WORKBOOK_SLOW_LINK` makes the messages between two ranks late and
+//!   slow, so a slow link can be reproduced on a laptop.
 //! - [`errors`], [`panics`]: an MPI error or a panic is told in the learner's terms: rank,
 //!   call, meaning, the learner's line, the case and the seed.
 //! - [`trace`]: the messages a thread really sent and received; [`diagram`]: those
@@ -62,6 +64,7 @@ pub mod plot;
 pub mod rank_exits;
 pub mod report;
 pub mod session;
+pub mod slow_links;
 pub mod split;
 pub mod spmd;
 pub mod tally;

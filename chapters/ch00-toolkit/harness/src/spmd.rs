@@ -51,6 +51,7 @@ pub fn start_rank_with(needed: Threading) -> Universe {
         .expect("MPI was already initialised in this process");
     use mpi::traits::Communicator;
     crate::job::started(universe.world().rank(), granted);
+    crate::slow_links::check_at_start(universe.world().size());
     install_panic_hook();
     crate::errors::install();
     if granted < needed {

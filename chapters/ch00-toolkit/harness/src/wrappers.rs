@@ -6,6 +6,7 @@
 //! too and hang when one rank does not call them. The point-to-point wrappers, and
 //! `MPI_Isend`/`MPI_Irecv`, also feed the message trace ([`crate::trace`]) while a lab has
 //! it on; the collectives that move data (`; tally`) feed the tally ([`crate::tally`]).
+//! The sends (`; slow`) wait first when they go over a slow link ([`crate::slow_links`]).
 #![allow(non_snake_case)]
 
 use crate::intercept::{enter, Kind};
@@ -59,7 +60,8 @@ fn show(v: i64) -> String {
 // ANCHOR: wrap
 macro_rules! wrap {
     ($name:ident => $pname:ident ( $($arg:ident : $ty:ty),* )
-     [$($field:expr),*] $describe:expr $(; retag $tagarg:ident)? $(; trace $trace:block)?
+     [$($field:expr),*] $describe:expr $(; retag $tagarg:ident)?
+     $(; slow $dest:ident $sbytes:expr, $comm:ident)? $(; trace $trace:block)?
      $(; tally $tally:expr)?) => {
         #[doc = concat!("`", stringify!($name), "`: notes the call in the recorder, then forwards to `",
             stringify!($pname), "`.")]
@@ -76,6 +78,8 @@ macro_rules! wrap {
                 return ffi::MPI_SUCCESS as c_int;
             }
             $(let $tagarg = crate::faults::tag(stringify!($name), $tagarg);)?
+            // A slow link (WORKBOOK_SLOW_LINK, see crate::slow_links): the sender waits.
+            $(crate::slow_links::wait_before_send($dest, $sbytes, $comm);)?
             $(if crate::trace::is_on() $trace)?
             $(crate::tally::note(stringify!($name), $tally);)?
             static KIND: Kind = Kind { name: stringify!($name), describe: $describe };
@@ -133,9 +137,9 @@ fn split(f: &Fields) -> String {
 
 // point-to-point
 wrap!(MPI_Send => PMPI_Send(b: Buf, n: c_int, t: MPI_Datatype, dest: c_int, tg: c_int, c: MPI_Comm)
-    [dest, tg, bytes(n, t)] to_peer; retag tg; trace { sent(dest, bytes(n, t), b) });
+    [dest, tg, bytes(n, t)] to_peer; retag tg; slow dest bytes(n, t), c; trace { sent(dest, bytes(n, t), b) });
 wrap!(MPI_Ssend => PMPI_Ssend(b: Buf, n: c_int, t: MPI_Datatype, dest: c_int, tg: c_int, c: MPI_Comm)
-    [dest, tg, bytes(n, t)] to_peer; retag tg; trace { sent(dest, bytes(n, t), b) });
+    [dest, tg, bytes(n, t)] to_peer; retag tg; slow dest bytes(n, t), c; trace { sent(dest, bytes(n, t), b) });
 // ANCHOR: wrap_recv
 wrap!(MPI_Recv => PMPI_Recv(b: BufMut, n: c_int, t: MPI_Datatype, src: c_int, tg: c_int,
     c: MPI_Comm, s: *mut MPI_Status)
@@ -151,12 +155,12 @@ wrap!(MPI_Sendrecv => PMPI_Sendrecv(sb: Buf, sn: c_int, st: MPI_Datatype, dest: 
     s: *mut MPI_Status)
     [dest, peer(src), bytes(sn, st), bytes(rn, rt)]
     |f| format!("dest={} source={} {} bytes out, up to {} in", f[0], show(f[1]), f[2], f[3]);
-    retag stg; trace { sent(dest, bytes(sn, st), sb); received(src, bytes(rn, rt), rb) });
+    retag stg; slow dest bytes(sn, st), c; trace { sent(dest, bytes(sn, st), sb); received(src, bytes(rn, rt), rb) });
 wrap!(MPI_Sendrecv_replace => PMPI_Sendrecv_replace(b: BufMut, n: c_int, t: MPI_Datatype,
     dest: c_int, stg: c_int, src: c_int, rtg: c_int, c: MPI_Comm, s: *mut MPI_Status)
     [dest, peer(src), bytes(n, t)]
     |f| format!("dest={} source={} {} bytes", f[0], show(f[1]), f[2]);
-    retag stg; trace { sent(dest, bytes(n, t), b); received(src, bytes(n, t), b) });
+    retag stg; slow dest bytes(n, t), c; trace { sent(dest, bytes(n, t), b); received(src, bytes(n, t), b) });
 wrap!(MPI_Wait => PMPI_Wait(r: *mut MPI_Request, s: *mut MPI_Status) [1] requests);
 wrap!(MPI_Waitall => PMPI_Waitall(n: c_int, r: *mut MPI_Request, s: *mut MPI_Status)
     [n] requests);
@@ -186,6 +190,7 @@ pub unsafe extern "C" fn MPI_Isend(
         sent(dest, bytes(n, t), b);
     }
     let tg = crate::faults::tag("MPI_Isend", tg);
+    crate::slow_links::wait_before_send(dest, bytes(n, t), c);
     // SAFETY: the caller's arguments, passed on unchanged to the library (the tag changed
     // only by a planted fault).
     unsafe { ffi::PMPI_Isend(b, n, t, dest, tg, c, r) }

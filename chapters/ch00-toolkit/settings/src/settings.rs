@@ -42,6 +42,12 @@ pub const SETTINGS: &[Setting] = &[
                   every broadcast), MPI_Isend@1:tag+1 (rank 1 sends with the wrong tag)",
     },
     Setting {
+        name: "WORKBOOK_SLOW_LINK",
+        default: "unset",
+        meaning: "slows the point-to-point messages of one link: 2-3:delay=500us,rate=20MB/s \
+                  (ranks 2 and 3, both ways), 2>3:delay=2ms (one way); rules separated by ;",
+    },
+    Setting {
         name: "WORKBOOK_CASES",
         default: "32",
         meaning: "random cases per property (a chapter may ask for fewer or more)",

@@ -1,0 +1,40 @@
+//! Chapter 10: troubleshooting, part 1: a slow link, reproduced on one machine with
+//! `WORKBOOK_SLOW_LINK`, found from a timing matrix, and avoided by choosing the algorithm
+//! that crosses it least.
+//!
+//! Run the lab with `make run CH=10` (`slow_link`, 8 ranks), your exercises with
+//! `make check CH=10`.
+//!
+//! Given code (read it, use it):
+//! - [`matrix`]: every pair's ping-pong, small and large, fitted to chapter 1's
+//!   alpha-beta model and gathered to rank 0: the link-timing matrix;
+//! - [`model`]: the time chapter 3's ring and recursive doubling take when one link is
+//!   slower than the others (the ring waits for it at every step).
+//!
+//! Your part (stubs; `--features solution` compiles the answers from `solutions/`):
+//! [`find`] (ex 10.1: which links are slow), [`crossover`] (ex 10.2: from which slowdown
+//! recursive doubling beats the ring), [`order`] (ex 10.3: a ring order that leaves the
+//! slow links out).
+
+pub mod matrix;
+pub mod model;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch10-troubleshooting/find.rs"
+)]
+pub mod find;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch10-troubleshooting/crossover.rs"
+)]
+pub mod crossover;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch10-troubleshooting/order.rs"
+)]
+pub mod order;
+
+pub use ch01::model::AlphaBeta;

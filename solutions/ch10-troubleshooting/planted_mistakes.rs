@@ -1,0 +1,113 @@
+//! Mistakes learners make in this chapter, planted on purpose, and what the checks say
+//! about them. Each runs the exercise's own check (tests/common) on a wrong answer and
+//! pins the message a learner will see. Pure functions: no MPI.
+//!
+//! Run: `cargo test -p ch10-troubleshooting --features solution --test planted_mistakes
+//! -- --nocapture` to read the messages.
+
+#[path = "../../chapters/ch10-troubleshooting/tests/common/mod.rs"]
+mod common;
+
+use ch10::find::SlowLink;
+use ch10::matrix::PairFit;
+use ch10::AlphaBeta;
+use common::{check_crossover, check_finder, check_order, matrix};
+
+// ANCHOR: mean_finder
+/// Mistake 1: a finder that compares each link with the MEAN time of all links.
+fn find_with_the_mean(fits: &[PairFit], bytes: usize, factor: f64) -> Vec<SlowLink> {
+    let time = |f: &PairFit| f.link.predict(bytes as f64);
+    let mean = fits.iter().map(time).sum::<f64>() / fits.len() as f64; // the mistake
+    let mut slow: Vec<SlowLink> = fits
+        .iter()
+        .filter(|f| time(f) > factor * mean)
+        .map(|f| SlowLink {
+            a: f.a,
+            b: f.b,
+            times_median: time(f) / mean,
+        })
+        .collect();
+    slow.sort_by(|x, y| y.times_median.total_cmp(&x.times_median));
+    slow
+}
+// ANCHOR_END: mean_finder
+
+#[test]
+fn a_finder_with_the_mean_misses_two_slow_links() {
+    let base = AlphaBeta {
+        alpha: 2e-6,
+        beta: 4e9,
+    };
+    // One slow link among six: the mean (1.67) is low enough, it is found.
+    let one = matrix(4, base, &[(2, 3, 5.0)]);
+    assert!(find_with_the_mean(&one, 1 << 20, 2.0).len() == 1);
+    // Two: the mean rises to 2.5, 3 x the mean is 7.5, and neither stands out.
+    let two = matrix(4, base, &[(0, 1, 5.0), (2, 3, 6.0)]);
+    let err = check_finder(find_with_the_mean, &two, 3.0, &[(2, 3, 6.0), (0, 1, 5.0)]);
+    let says = "6 links, factor 3: found [], but the slow links (slowest first) are \
+                [(2, 3), (0, 1)] at [6.0, 5.0] x the median";
+    assert_eq!(err, Err(says.to_string()));
+}
+
+// ANCHOR: counted_once
+/// Mistake 2: the crossover of a ring that pays the slow link ONCE, not at each of its
+/// 2(p-1) steps: `ring(s) = (2(p-1) - 1)·(alpha + x/p) + (alpha + s·x/p)`.
+fn crossover_counted_once(fast: AlphaBeta, p: usize, bytes: usize) -> Option<f64> {
+    if p < 2 || !p.is_power_of_two() {
+        return None;
+    }
+    let (pf, l) = (p as f64, p.ilog2() as f64);
+    let (alpha, x) = (fast.alpha, bytes as f64 / fast.beta);
+    let ring_fixed = 2.0 * (pf - 1.0) * alpha + (2.0 * pf - 3.0) * x / pf;
+    let doubling_fixed = l * alpha + (l - 1.0) * x;
+    // doubling <= ring  <=>  s·(x/p - x) >= doubling_fixed - ring_fixed
+    let (gain, needed) = (x / pf - x, doubling_fixed - ring_fixed);
+    if needed <= gain {
+        Some(1.0)
+    } else if gain <= 0.0 {
+        None
+    } else {
+        Some(needed / gain)
+    }
+}
+// ANCHOR_END: counted_once
+
+#[test]
+fn a_crossover_with_the_slow_link_counted_once_never_crosses() {
+    let fast = AlphaBeta {
+        alpha: 1e-6,
+        beta: 1e9,
+    };
+    let err = check_crossover(crossover_counted_once, fast, 8, 1 << 30).unwrap_err();
+    assert!(
+        err.starts_with("p=8, 1073741824 bytes, alpha=1e-6 s, beta=1e9 B/s: your crossover is None, but the model's ring and doubling times cross at Some(2.66"),
+        "{err}"
+    );
+}
+
+// ANCHOR: greedy_order
+/// Mistake 3: a greedy ring order: from each rank, the lowest unused rank it has a fast
+/// link to; the link back to rank 0, at the end, is never looked at.
+fn greedy_order(p: usize, slow: &[(usize, usize)]) -> Vec<usize> {
+    let is_slow = |a: usize, b: usize| slow.contains(&(a, b)) || slow.contains(&(b, a));
+    let mut order = if p == 0 { vec![] } else { vec![0] };
+    while order.len() < p {
+        let last = *order.last().unwrap();
+        let unused = (0..p).filter(|r| !order.contains(r));
+        let fast = unused.clone().find(|&r| !is_slow(last, r));
+        order.push(fast.or_else(|| unused.min()).unwrap());
+    }
+    order
+}
+// ANCHOR_END: greedy_order
+
+#[test]
+fn a_greedy_ring_order_forgets_the_link_back_to_rank_0() {
+    assert_eq!(check_order(greedy_order, 8, &[(2, 3)]), Ok(()));
+    let says = "p=4, slow [(0, 3)]: the ring through [0, 1, 2, 3] uses 1 slow links; an order \
+                with 0 exists";
+    assert_eq!(
+        check_order(greedy_order, 4, &[(0, 3)]),
+        Err(says.to_string())
+    );
+}
