@@ -26,6 +26,11 @@ pub struct StepStats {
     pub tp_calls: (usize, i64),
     /// Allreduces on the DP group, and their bytes.
     pub dp_calls: (usize, i64),
+    /// Sends to the other stages (activations and gradients), and their bytes: none at
+    /// one stage ([`crate::pipeline`]).
+    pub pp_sends: (usize, i64),
+    /// Allreduces on the embedding group, and their bytes: none at one stage.
+    pub embedding_calls: (usize, i64),
 }
 
 /// This rank's shard of the model, its optimizer, and the groups it trains on.
@@ -45,6 +50,20 @@ pub fn replica_rows(global: usize, dp: usize, d: usize) -> std::ops::Range<usize
     d * per..(d + 1) * per
 }
 // ANCHOR_END: replica_rows
+
+/// Averages `grads` (a shard's `.grad()`s, in place) over the DP group `dp`: one
+/// allreduce of all of them flattened into one buffer, divided by the replicas.
+pub fn average_over_replicas(dp: &Tp, grads: &[Tensor]) {
+    let flat = Tensor::cat(&grads.iter().map(|g| g.view([-1])).collect::<Vec<_>>(), 0);
+    let mean = dp.sum(&flat) / dp.size() as f64;
+    let mut at = 0;
+    for g in grads {
+        let n = g.numel() as i64;
+        let mut into = g.shallow_clone(); // the .grad() itself: averaged in place
+        tch::no_grad(|| into.copy_(&mean.narrow(0, at, n).view_as(g)));
+        at += n;
+    }
+}
 
 impl<'g> GridTrainer<'g> {
     /// This rank's shard of the model drawn from `seed` in `kind` (`cfg.block.batch`:
@@ -88,22 +107,15 @@ impl<'g> GridTrainer<'g> {
         let loss = loss_and_backward(&self.tp, &self.params, &self.cfg, &x, &y);
         let tp_log = toolkit::tally::stop();
         let grads: Vec<Tensor> = tensors.iter().map(Tensor::grad).collect();
-        let flat = Tensor::cat(&grads.iter().map(|g| g.view([-1])).collect::<Vec<_>>(), 0);
         toolkit::tally::start();
-        let mean = self.dp.sum(&flat) / self.grid.layout.dp as f64;
+        average_over_replicas(&self.dp, &grads);
         let dp_log = toolkit::tally::stop();
-        let mut at = 0;
-        for g in &grads {
-            let n = g.numel() as i64;
-            let mut into = g.shallow_clone(); // the .grad() itself: averaged in place
-            tch::no_grad(|| into.copy_(&mean.narrow(0, at, n).view_as(g)));
-            at += n;
-        }
         self.opt.step(&mut tensors, &grads);
         StepStats {
             loss,
             tp_calls: toolkit::tally::count(&tp_log, "MPI_Allreduce"),
             dp_calls: toolkit::tally::count(&dp_log, "MPI_Allreduce"),
+            ..StepStats::default()
         }
     }
 
