@@ -19,6 +19,12 @@ pub struct GptFlags {
     /// Tensor-parallel ranks per replica [default: 2 at an even number of ranks, else all]
     #[arg(long, value_name = "T")]
     pub tp: Option<usize>,
+    /// Pipeline stages (each a contiguous range of the blocks)
+    #[arg(long, value_name = "P", default_value_t = 1)]
+    pub pp: usize,
+    /// Micro-batches a replica's batch is split into (GPipe)
+    #[arg(long, value_name = "M", default_value_t = 1)]
+    pub micro: usize,
     /// Training steps
     #[arg(long, value_name = "N", default_value_t = 1500)]
     pub steps: u64,
@@ -49,8 +55,24 @@ trainer_kit::trainer!(GptFlags, name: "gpt", check: check,
     batch: 16, lr: 0.003, seed: 9, device: "cpu", every: 50);
 
 impl GptFlags {
-    /// The grid over `ranks`: `--dp` x `--tp`, either worked out from the other.
+    /// The grid over `ranks`: `--pp` stages of `--dp` x `--tp`, either worked out from
+    /// the other over the ranks of a stage.
     pub fn layout(&self, ranks: usize) -> Result<Layout, String> {
+        if self.pp != 1 {
+            if self.pp == 0 || !ranks.is_multiple_of(self.pp) {
+                return Err(format!(
+                    "--pp {} does not divide the job's {ranks} ranks",
+                    self.pp
+                ));
+            }
+            let one = self.layout_of_stage(ranks / self.pp)?;
+            return Layout::staged(one.dp, one.tp, self.pp, self.layers, ranks);
+        }
+        self.layout_of_stage(ranks)
+    }
+
+    /// `--dp` x `--tp` over the `ranks` of one stage.
+    fn layout_of_stage(&self, ranks: usize) -> Result<Layout, String> {
         let tp = match (self.dp, self.tp) {
             (_, Some(tp)) => tp,
             (Some(dp), None) if dp > 0 && ranks.is_multiple_of(dp) => ranks / dp,
@@ -110,11 +132,14 @@ fn check(f: &GptFlags, ranks: usize) -> Result<(), String> {
     }
     let layout = f.layout(ranks)?;
     let model = f.model(0, layout)?;
+    crate::pipeline::check_micro(model.block.batch, f.micro)?;
+    let per = ranks / layout.pp;
     let at = |why| match f.tp {
         Some(tp) => format!("{why} (at --tp {tp})"),
         None => format!(
-            "{why} (--tp {} by default at {ranks} ranks: choose --tp, e.g. --dp {ranks} --tp 1)",
-            layout.tp
+            "{why} (--tp {} by default at {per} ranks{}: choose --tp, e.g. --dp {per} --tp 1)",
+            layout.tp,
+            if layout.pp > 1 { " a stage" } else { "" }
         ),
     };
     or_todo(|| model.check(layout.tp).map_err(at))

@@ -9,12 +9,13 @@ use crate::gpt_flags::GptFlags;
 use crate::grid::Grid;
 use crate::sample::generate;
 use crate::shards::vocab_range;
+use crate::stage::stage_blocks;
 use crate::train::{replica_rows, GridTrainer, StepStats};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::time::Instant;
 use tabled::{Table, Tabled};
-use tch::Kind;
+use tch::{Kind, Tensor};
 
 #[derive(Tabled)]
 struct Row {
@@ -28,23 +29,58 @@ struct Row {
     dp: String,
 }
 
+/// What the lab's loop asks of a trainer: [`GridTrainer`] (one stage) or
+/// [`crate::pipeline::PipeTrainer`] (`--pp`, `--micro`).
+pub trait LabTrainer {
+    /// Step `step` on the batch drawn from `seed`.
+    fn step(&mut self, corpus: &Corpus, seed: u64, step: u64) -> StepStats;
+    /// `loss` averaged over the replicas.
+    fn mean_over_replicas(&self, loss: f64) -> f64;
+    /// The global batch, the context, the replicas and this rank's replica.
+    fn shape(&self) -> (usize, usize, usize, usize);
+    /// The loss of a replica's `x`, `y`, no backward, the same on every rank of it.
+    fn loss_only(&self, x: &Tensor, y: &Tensor) -> f64;
+}
+
+impl LabTrainer for GridTrainer<'_> {
+    fn step(&mut self, corpus: &Corpus, seed: u64, step: u64) -> StepStats {
+        GridTrainer::step(self, corpus, seed, step)
+    }
+    fn mean_over_replicas(&self, loss: f64) -> f64 {
+        GridTrainer::mean_over_replicas(self, loss)
+    }
+    fn shape(&self) -> (usize, usize, usize, usize) {
+        let g = self.grid;
+        (
+            self.global_batch(),
+            self.cfg.block.seq,
+            g.layout.dp,
+            g.me.dp,
+        )
+    }
+    fn loss_only(&self, x: &Tensor, y: &Tensor) -> f64 {
+        loss_only(&self.tp, &self.params, &self.cfg, x, y)
+    }
+}
+
 /// The validation loss over 4 validation batches (drawn from step `step`), averaged over
 /// the replicas.
-fn valid_loss(tr: &GridTrainer, corpus: &Corpus, seed: u64, step: u64) -> f64 {
-    let (b, s) = (tr.global_batch(), tr.cfg.block.seq);
-    let rows = replica_rows(b, tr.grid.layout.dp, tr.grid.me.dp);
+fn valid_loss(tr: &impl LabTrainer, corpus: &Corpus, seed: u64, step: u64) -> f64 {
+    let (b, s, dp, me) = tr.shape();
+    let rows = replica_rows(b, dp, me);
     let losses = (0..4).map(|k| {
         let (x, y) = corpus.batch(Split::Valid, seed, 4 * step + k, b, s, rows.clone());
-        loss_only(&tr.tp, &tr.params, &tr.cfg, &x, &y)
+        tr.loss_only(&x, &y)
     });
     tr.mean_over_replicas(losses.sum::<f64>() / 4.0)
 }
 
 /// Trains, printing on world rank 0 (unless --quiet); returns this rank's counts of the last step.
-fn train(tr: &mut GridTrainer, f: &GptFlags, corpus: &Corpus, rank0: bool) -> StepStats {
+pub fn train(tr: &mut impl LabTrainer, f: &GptFlags, corpus: &Corpus, rank0: bool) -> StepStats {
     let head = rank0 && !f.common.quiet;
     let seed = f.common.seed;
-    let tokens = (tr.global_batch() * tr.cfg.block.seq) as f64;
+    let (b, s, _, _) = tr.shape();
+    let tokens = (b * s) as f64;
     if head {
         println!(
             "{:>6}  {:>10}  {:>10}  {:>9}",
@@ -83,6 +119,9 @@ pub fn run(world: &SimpleCommunicator, f: &GptFlags, corpus: &Corpus) -> Result<
     let head = world.rank() == 0;
     if head {
         header(f, corpus, &grid, &cfg);
+    }
+    if layout.pp > 1 || f.micro > 1 {
+        return crate::gpt_lab_pipeline::run(world, f, corpus, &grid, cfg);
     }
     let elem = Kind::Float.elt_size_in_bytes() as i64;
     let ran = toolkit::gate::unless_todo(world, || -> Result<_, String> {
@@ -158,7 +197,7 @@ pub fn run(world: &SimpleCommunicator, f: &GptFlags, corpus: &Corpus) -> Result<
 }
 
 /// The run's first lines: the corpus, the model, the grid.
-fn header(f: &GptFlags, corpus: &Corpus, grid: &Grid, cfg: &GptConfig) {
+pub fn header(f: &GptFlags, corpus: &Corpus, grid: &Grid, cfg: &GptConfig) {
     let (train, valid) = corpus.sizes();
     let b = &cfg.block;
     println!(
@@ -179,4 +218,13 @@ fn header(f: &GptFlags, corpus: &Corpus, grid: &Grid, cfg: &GptConfig) {
         b.batch * grid.layout.dp,
         b.batch
     );
+    if grid.layout.pp > 1 || f.micro > 1 {
+        let stages = (0..grid.layout.pp).map(|s| stage_blocks(cfg.layers, grid.layout.pp, s));
+        let stages: Vec<String> = stages.map(|r| format!("{r:?}")).collect();
+        println!(
+            "pipeline: pp {} stages x dp {} x tp {} over {} ranks (TP innermost, PP outermost), blocks {}; GPipe over {} micro-batches of {}",
+            grid.layout.pp, grid.layout.dp, grid.layout.tp, grid.layout.ranks(), stages.join(", "),
+            f.micro, b.batch / f.micro
+        );
+    }
 }

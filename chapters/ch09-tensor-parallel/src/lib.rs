@@ -31,6 +31,7 @@ pub mod flags;
 pub mod gpt;
 pub mod gpt_flags;
 pub mod gpt_lab;
+pub mod gpt_lab_pipeline;
 pub mod grid;
 pub mod lab;
 pub mod ops;

@@ -163,3 +163,21 @@ fn the_stages_split_the_blocks_evenly_in_order() {
     assert_eq!(stage_blocks(4, 4, 3), 3..4, "one block each");
     assert_eq!(stage_blocks(5, 1, 0), 0..5, "one stage holds them all");
 }
+
+#[test]
+fn bad_pipeline_flags_fail_in_one_line_before_mpi_starts() {
+    let exe = env!("CARGO_BIN_EXE_gpt");
+    let cases: [(&[&str], &str); 4] = [
+        (&["--pp", "2"], "--pp 2 does not divide the job's 3 ranks"),
+        (
+            &["--pp", "3"],
+            "--pp 3 stages for 2 blocks: each stage needs at least one (--pp at most 2)",
+        ),
+        (
+            &["--pp", "3", "--layers", "3", "--micro", "3"],
+            "--micro 3 does not split a replica's 16 sequences into equal micro-batches",
+        ),
+        (&["--pp", "0"], "--pp 0 does not divide the job's 3 ranks"),
+    ];
+    trainer_kit::testing::check_refusals(exe, "gpt", 3, &cases);
+}
