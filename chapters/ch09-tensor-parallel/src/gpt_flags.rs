@@ -9,7 +9,7 @@ use trainer_kit::cli::{Common, DeviceChoice};
 
 /// The lab's command line: the trainers' common flags, and the model's and the grid's.
 #[derive(Parser, Clone, Debug, PartialEq)]
-#[command(about = "A small GPT trained on the book's pages over a DP x TP grid of ranks")]
+#[command(about = "A small GPT trained on the book's pages over a DP x TP x PP grid of ranks")]
 pub struct GptFlags {
     #[command(flatten)]
     pub common: Common,
