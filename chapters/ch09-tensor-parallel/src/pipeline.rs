@@ -15,7 +15,7 @@
 //! accumulate over the micro-batches: their sum is the whole batch's gradient. The
 //! messages go through [`crate::pipe::Pipe`] (tag: the micro-batch, `m +` it backward).
 
-use crate::corpus::{Corpus, Split};
+use crate::corpus::Corpus;
 use crate::gpt::{GptConfig, GptParams};
 use crate::grid::Grid;
 use crate::pipe::Pipe;
@@ -24,7 +24,7 @@ use crate::shards::vocab_range;
 use crate::stage::{stage_forward, StageInput, StageParams};
 use crate::tape::Tape;
 use crate::tp::Tp;
-use crate::train::{average_over_replicas, replica_rows, StepStats};
+use crate::train::{average_over_replicas, mean_over, replica_batch, zero_grads, StepStats};
 use crate::vocab::cross_entropy;
 use tch::{Kind, Tensor};
 use trainer_kit::optim::{Optimizer, Rule};
@@ -162,13 +162,9 @@ impl<'g> PipeTrainer<'g> {
     /// Step `step` on the batch drawn from `seed`; the stage's summed and averaged
     /// gradients are left in its `.grad()` (the checks read them), then Adam updates it.
     pub fn step(&mut self, corpus: &Corpus, seed: u64, step: u64) -> StepStats {
-        let rows = replica_rows(self.global_batch(), self.grid.layout.dp, self.grid.me.dp);
-        let seq = self.cfg.block.seq;
-        let (x, y) = corpus.batch(Split::Train, seed, step, self.global_batch(), seq, rows);
+        let (x, y) = replica_batch(corpus, self.grid, &self.cfg, seed, step);
         let mut tensors = self.params.tensors();
-        for t in tensors.iter_mut() {
-            t.zero_grad();
-        }
+        zero_grads(&mut tensors);
         self.pipe.take_sent();
         toolkit::tally::start();
         let (kept, loss) = self.forwards(&x, &y, self.micro);
@@ -209,8 +205,7 @@ impl<'g> PipeTrainer<'g> {
 
     /// `loss` (one replica's) averaged over the DP group: the global batch's loss.
     pub fn mean_over_replicas(&self, loss: f64) -> f64 {
-        let t = Tensor::from_slice(&[loss]);
-        self.dp.sum(&t).double_value(&[0]) / self.grid.layout.dp as f64
+        mean_over(&self.dp, loss)
     }
 
     /// `prompt` followed by `n` tokens drawn at `temperature` from `seed`: each token's

@@ -96,13 +96,9 @@ impl<'g> GridTrainer<'g> {
     /// Step `step` on the batch drawn from `seed`; the shard's averaged gradients are
     /// left in its `.grad()` (the checks read them), then Adam updates it.
     pub fn step(&mut self, corpus: &Corpus, seed: u64, step: u64) -> StepStats {
-        let rows = replica_rows(self.global_batch(), self.grid.layout.dp, self.grid.me.dp);
-        let seq = self.cfg.block.seq;
-        let (x, y) = corpus.batch(Split::Train, seed, step, self.global_batch(), seq, rows);
+        let (x, y) = replica_batch(corpus, self.grid, &self.cfg, seed, step);
         let mut tensors = self.params.tensors();
-        for t in tensors.iter_mut() {
-            t.zero_grad();
-        }
+        zero_grads(&mut tensors);
         toolkit::tally::start();
         let loss = loss_and_backward(&self.tp, &self.params, &self.cfg, &x, &y);
         let tp_log = toolkit::tally::stop();
@@ -121,8 +117,34 @@ impl<'g> GridTrainer<'g> {
 
     /// `loss` (one replica's) averaged over the DP group: the global batch's loss.
     pub fn mean_over_replicas(&self, loss: f64) -> f64 {
-        let t = Tensor::from_slice(&[loss]);
-        self.dp.sum(&t).double_value(&[0]) / self.grid.layout.dp as f64
+        mean_over(&self.dp, loss)
+    }
+}
+
+/// `loss` averaged over the DP group `dp`.
+pub fn mean_over(dp: &Tp, loss: f64) -> f64 {
+    let t = Tensor::from_slice(&[loss]);
+    dp.sum(&t).double_value(&[0]) / dp.size() as f64
+}
+
+/// This rank's replica's rows of step `step`'s training batch (`cfg.block.batch` a
+/// replica), drawn from `seed`: inputs and targets.
+pub fn replica_batch(
+    corpus: &Corpus,
+    grid: &Grid,
+    cfg: &GptConfig,
+    seed: u64,
+    step: u64,
+) -> (Tensor, Tensor) {
+    let global = cfg.block.batch * grid.layout.dp;
+    let rows = replica_rows(global, grid.layout.dp, grid.me.dp);
+    corpus.batch(Split::Train, seed, step, global, cfg.block.seq, rows)
+}
+
+/// Zeros the gradients of `tensors` before a step's backward.
+pub fn zero_grads(tensors: &mut [Tensor]) {
+    for t in tensors.iter_mut() {
+        t.zero_grad();
     }
 }
 

@@ -12,13 +12,15 @@
 //! Run: `make check CH=09` (after exercises 9.1 to 9.6) or `cargo test -p
 //! ch09-tensor-parallel --features solution --test gpt_pipeline`.
 
+mod common;
+
 use ch09::compare::{adam_bound, gpt_bound, max_abs, max_diff};
 use ch09::corpus::{repository_root, Corpus};
 use ch09::gpt::GptConfig;
 use ch09::grid::{Grid, Layout};
-use ch09::params::BlockConfig;
 use ch09::pipeline::{check_micro, PipeTrainer};
 use ch09::train::OneProcess;
+use common::within;
 use std::collections::HashMap;
 use tch::{Kind, Tensor};
 use toolkit::mpi_test;
@@ -38,26 +40,9 @@ fn layouts(ranks: usize) -> &'static [(usize, usize, usize, usize)] {
     }
 }
 
-/// A small GPT: 3 blocks of 12 heads of 4 features, 8 characters of context, `batch`
-/// sequences a replica.
+/// The checks' GPT: 3 blocks (`common::gpt_model`), `batch` sequences a replica.
 fn model(vocab: usize, batch: usize) -> GptConfig {
-    tch::set_num_threads(1); // ranks share 2 cores in the tests
-    let block = BlockConfig::new(batch, 8, 48, 12).expect("12 heads divide 48");
-    GptConfig {
-        vocab,
-        layers: 3,
-        block,
-    }
-}
-
-/// `Err` naming `what` when `d` exceeds `bound`.
-fn within(what: &str, at: &str, d: f64, bound: f64) -> Result<(), String> {
-    match d <= bound {
-        true => Ok(()),
-        false => Err(format!(
-            "{at}: {what} differs from one process's by {d:.3e} (bound {bound:.1e})"
-        )),
-    }
+    common::gpt_model(vocab, batch, 3)
 }
 
 /// Each of `got`'s tensors against the tensor of the same name in `want`.
