@@ -1,6 +1,6 @@
-//! Checks of the GPT on a DP x TP x PP grid against one process: at 2, 3, 4 and 8 ranks
-//! the layouts (dp x tp x pp, micro-batches m) 1x1x2 (m 2), 1x1x3 (m 2), 2x1x2 (m 1),
-//! 1x2x2 (m 2) and 2x2x2 (m 2) train 3 steps of Adam in f64 on the same global batch as
+//! Checks of the GPT on a DP x TP x PP grid against one process: at 1, 2, 3, 4 and 8
+//! ranks the layouts (dp x tp x pp, micro-batches m) 1x1x1 (m 2: the accumulation alone),
+//! 1x1x2 (m 2), 1x1x3 (m 2), 2x1x2 (m 1), 1x2x2 (m 2) and 2x2x2 (m 2) train 3 steps of Adam in f64 on the same global batch as
 //! one process with the whole model, 3 blocks (split 2 + 1 over two stages, 1 + 1 + 1
 //! over three); the first step's gradients (every tensor each stage holds, both copies of
 //! the tied table among them: the embedding group's sum), every step's loss and the
@@ -33,6 +33,7 @@ const GLOBAL: usize = 4;
 /// The layouts `(dp, tp, pp, m)` of `ranks` ranks the checks train on.
 fn layouts(ranks: usize) -> &'static [(usize, usize, usize, usize)] {
     match ranks {
+        1 => &[(1, 1, 1, 2)],
         2 => &[(1, 1, 2, 2)],
         3 => &[(1, 1, 3, 2)],
         4 => &[(2, 1, 2, 1), (1, 2, 2, 2)],
@@ -63,7 +64,7 @@ fn each_within(
 }
 
 mpi_test! {
-    fn the_pipeline_trains_like_one_process(world at &[2, 3, 4, 8]) {
+    fn the_pipeline_trains_like_one_process(world at &[1, 2, 3, 4, 8]) {
         let corpus = Corpus::book(&repository_root())?;
         let ranks = mpi::traits::Communicator::size(world) as usize;
         for &(dp, tp, pp, m) in layouts(ranks) {
