@@ -13,7 +13,8 @@
 //! (the graph was cut where the activations arrived, as chapter 7's executor cuts it) and
 //! sends its input's gradient to s - 1 (unless first). The parameters' gradients
 //! accumulate over the micro-batches: their sum is the whole batch's gradient. The
-//! messages go through [`crate::pipe::Pipe`] (tag: the micro-batch, `m +` it backward).
+//! messages go through [`crate::pipe::Pipe`] (tag: the micro-batch, `m +` it backward):
+//! each send is completed by the next receive, as in chapter 7's executor.
 
 use crate::corpus::Corpus;
 use crate::gpt::{GptConfig, GptParams};
@@ -169,6 +170,7 @@ impl<'g> PipeTrainer<'g> {
         toolkit::tally::start();
         let (kept, loss) = self.forwards(&x, &y, self.micro);
         self.backwards(kept);
+        self.pipe.flush();
         let tp_log = toolkit::tally::stop();
         let pp_sends = self.pipe.take_sent();
         let loss = self.pipe.from_last(loss / self.micro as f64);
@@ -199,8 +201,9 @@ impl<'g> PipeTrainer<'g> {
     /// the batch whole through the stages: the same on every stage.
     pub fn loss_only(&self, tokens: &Tensor, targets: &Tensor) -> f64 {
         let loss = tch::no_grad(|| self.forwards(tokens, targets, 1).1);
+        let loss = self.pipe.from_last(loss); // the owed send completed first
         self.pipe.take_sent(); // not the step's
-        self.pipe.from_last(loss)
+        loss
     }
 
     /// `loss` (one replica's) averaged over the DP group: the global batch's loss.
