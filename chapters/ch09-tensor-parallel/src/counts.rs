@@ -54,3 +54,48 @@ pub fn gpt_tp_allreduces(cfg: &GptConfig) -> (usize, usize) {
     let l = cfg.layers;
     (4 * l + 5, (4 * l + 2) * n * cfg.block.hidden + 3 * n)
 }
+
+/// Parameters a rank of stage `stage` of `pp` holds ([`crate::stage`]): `blocks` block
+/// shards, the first stage also `V_r h + s h` (the table's rows, the positions), the last
+/// also `V_r h + 2h` (its copy of the table, the final norm), one table when both:
+/// `[V_r h] + [s h] + L_s [block] + [2h]`. At one stage, [`gpt_params_per_rank`].
+pub fn gpt_stage_params(
+    cfg: &GptConfig,
+    t: usize,
+    vocab_rows: usize,
+    blocks: usize,
+    ends: (bool, bool),
+) -> usize {
+    let (s, h) = (cfg.block.seq, cfg.block.hidden);
+    let (first, last) = ends;
+    let table = usize::from(first || last) * vocab_rows * h;
+    let pos = usize::from(first) * s * h;
+    table + pos + blocks * params_per_rank(&cfg.block, t) + usize::from(last) * 2 * h
+}
+
+/// A stage's allreduces per step on the tensor-parallel group, and their elements, for
+/// `n = b s` tokens of a replica in `m` micro-batches: per micro-batch the embedding's g
+/// (first stage), each of its `blocks` blocks' 2 + 2, the head's f (last stage), each of
+/// `n h / m` elements, and the cross-entropy's three of `n / m` (last stage):
+/// `(m (e + 4 L_s + f + 3 f), (e + 4 L_s + f) n h + 3 f n)`, e and f 1 on the first and
+/// the last stage, else 0. At one stage and m = 1, [`gpt_tp_allreduces`].
+pub fn gpt_stage_tp_allreduces(
+    cfg: &GptConfig,
+    blocks: usize,
+    ends: (bool, bool),
+    m: usize,
+) -> (usize, usize) {
+    let n = cfg.block.batch * cfg.block.seq;
+    let (e, f) = (usize::from(ends.0), usize::from(ends.1));
+    let big = e + 4 * blocks + f;
+    (m * (big + 3 * f), big * n * cfg.block.hidden + 3 * f * n)
+}
+
+/// A stage's point-to-point sends per step, and their elements: `m` activations
+/// `[b/m, s, h]` forward (unless last), `m` gradients of them backward (unless first);
+/// a boundary carries `2 m (b/m) s h = 2 b s h` elements a step, both ways.
+pub fn gpt_stage_sends(cfg: &GptConfig, ends: (bool, bool), m: usize) -> (usize, usize) {
+    let directions = usize::from(!ends.0) + usize::from(!ends.1);
+    let b = &cfg.block;
+    (directions * m, directions * b.batch * b.seq * b.hidden)
+}

@@ -9,7 +9,7 @@ use trainer_kit::cli::{Common, DeviceChoice};
 
 /// The lab's command line: the trainers' common flags, and the model's and the grid's.
 #[derive(Parser, Clone, Debug, PartialEq)]
-#[command(about = "A small GPT trained on the book's pages over a DP x TP grid of ranks")]
+#[command(about = "A small GPT trained on the book's pages over a DP x TP x PP grid of ranks")]
 pub struct GptFlags {
     #[command(flatten)]
     pub common: Common,
@@ -19,6 +19,12 @@ pub struct GptFlags {
     /// Tensor-parallel ranks per replica [default: 2 at an even number of ranks, else all]
     #[arg(long, value_name = "T")]
     pub tp: Option<usize>,
+    /// Pipeline stages (each a contiguous range of the blocks)
+    #[arg(long, value_name = "P", default_value_t = 1)]
+    pub pp: usize,
+    /// Micro-batches a replica's batch is split into (GPipe)
+    #[arg(long, value_name = "M", default_value_t = 1)]
+    pub micro: usize,
     /// Training steps
     #[arg(long, value_name = "N", default_value_t = 1500)]
     pub steps: u64,
@@ -49,8 +55,24 @@ trainer_kit::trainer!(GptFlags, name: "gpt", check: check,
     batch: 16, lr: 0.003, seed: 9, device: "cpu", every: 50);
 
 impl GptFlags {
-    /// The grid over `ranks`: `--dp` x `--tp`, either worked out from the other.
+    /// The grid over `ranks`: `--pp` stages of `--dp` x `--tp`, either worked out from
+    /// the other over the ranks of a stage.
     pub fn layout(&self, ranks: usize) -> Result<Layout, String> {
+        if self.pp != 1 {
+            if self.pp == 0 || !ranks.is_multiple_of(self.pp) {
+                return Err(format!(
+                    "--pp {} does not divide the job's {ranks} ranks",
+                    self.pp
+                ));
+            }
+            let one = self.layout_of_stage(ranks / self.pp)?;
+            return Layout::staged(one.dp, one.tp, self.pp, self.layers, ranks);
+        }
+        self.layout_of_stage(ranks)
+    }
+
+    /// `--dp` x `--tp` over the `ranks` of one stage.
+    fn layout_of_stage(&self, ranks: usize) -> Result<Layout, String> {
         let tp = match (self.dp, self.tp) {
             (_, Some(tp)) => tp,
             (Some(dp), None) if dp > 0 && ranks.is_multiple_of(dp) => ranks / dp,
@@ -88,7 +110,14 @@ impl GptFlags {
         let (Some(dir), true) = (&self.common.checkpoint, self.common.resume) else {
             return Ok(());
         };
-        let cfg = self.model(vocab, Layout { dp: 1, tp: 1 })?; // the name has no batch
+        let cfg = self.model(
+            vocab,
+            Layout {
+                dp: 1,
+                tp: 1,
+                pp: 1,
+            },
+        )?; // the name has no batch
         let model = crate::gpt_ckpt::model_name(&cfg, tch::Kind::Float);
         let saved =
             crate::gpt_ckpt_read::open(dir, &model).map_err(|e| format!("--resume: {e}"))?;
@@ -136,12 +165,22 @@ fn check(f: &GptFlags, ranks: usize) -> Result<(), String> {
         }
     }
     let layout = f.layout(ranks)?;
+    if f.common.checkpoint.is_some() && (layout.pp > 1 || f.micro > 1) {
+        return Err(format!(
+            "--checkpoint with --pp {} --micro {}: the pipelined GPT has no checkpoints yet; \
+             save and resume with --pp 1 --micro 1",
+            layout.pp, f.micro
+        ));
+    }
     let model = f.model(0, layout)?;
+    crate::pipeline::check_micro(model.block.batch, f.micro)?;
+    let per = ranks / layout.pp;
     let at = |why| match f.tp {
         Some(tp) => format!("{why} (at --tp {tp})"),
         None => format!(
-            "{why} (--tp {} by default at {ranks} ranks: choose --tp, e.g. --dp {ranks} --tp 1)",
-            layout.tp
+            "{why} (--tp {} by default at {per} ranks{}: choose --tp, e.g. --dp {per} --tp 1)",
+            layout.tp,
+            if layout.pp > 1 { " a stage" } else { "" }
         ),
     };
     or_todo(|| model.check(layout.tp).map_err(at))

@@ -1,8 +1,6 @@
 //! Given: the lab `gpt`: a small GPT trained on the book's pages over a DP x TP grid; its
 //! loss as it falls, what each rank holds and sends against the formulas of
-//! [`crate::counts`], and a sample of text at the end; with `--checkpoint DIR` it saves
-//! every `--every` steps and after the last ([`crate::gpt_ckpt`]), with `--resume` it
-//! continues from DIR's checkpoint at any layout ([`crate::gpt_ckpt_read`]).
+//! [`crate::counts`], and a sample of text at the end.
 
 use crate::corpus::{Corpus, Split};
 use crate::counts::{gpt_params_per_rank, gpt_tp_allreduces};
@@ -11,13 +9,14 @@ use crate::gpt_flags::GptFlags;
 use crate::grid::Grid;
 use crate::sample::generate;
 use crate::shards::vocab_range;
+use crate::stage::stage_blocks;
 use crate::train::{replica_rows, GridTrainer, StepStats};
 use crate::{gpt_ckpt, gpt_ckpt_read};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::time::Instant;
 use tabled::{Table, Tabled};
-use tch::Kind;
+use tch::{Kind, Tensor};
 
 #[derive(Tabled)]
 struct Row {
@@ -31,14 +30,63 @@ struct Row {
     dp: String,
 }
 
+/// What the lab's loop asks of a trainer: [`GridTrainer`] (one stage) or
+/// [`crate::pipeline::PipeTrainer`] (`--pp`, `--micro`).
+pub trait LabTrainer {
+    /// Step `step` on the batch drawn from `seed`.
+    fn step(&mut self, corpus: &Corpus, seed: u64, step: u64) -> StepStats;
+    /// `loss` averaged over the replicas.
+    fn mean_over_replicas(&self, loss: f64) -> f64;
+    /// The global batch, the context, the replicas and this rank's replica.
+    fn shape(&self) -> (usize, usize, usize, usize);
+    /// The loss of a replica's `x`, `y`, no backward, the same on every rank of it.
+    fn loss_only(&self, x: &Tensor, y: &Tensor) -> f64;
+    /// Saves a checkpoint of step `step` into `dir` (collective over `world`).
+    fn save(
+        &self,
+        world: &SimpleCommunicator,
+        dir: &std::path::Path,
+        step: u64,
+    ) -> Result<(), String>;
+}
+
+impl LabTrainer for GridTrainer<'_> {
+    fn step(&mut self, corpus: &Corpus, seed: u64, step: u64) -> StepStats {
+        GridTrainer::step(self, corpus, seed, step)
+    }
+    fn mean_over_replicas(&self, loss: f64) -> f64 {
+        GridTrainer::mean_over_replicas(self, loss)
+    }
+    fn shape(&self) -> (usize, usize, usize, usize) {
+        let g = self.grid;
+        (
+            self.global_batch(),
+            self.cfg.block.seq,
+            g.layout.dp,
+            g.me.dp,
+        )
+    }
+    fn loss_only(&self, x: &Tensor, y: &Tensor) -> f64 {
+        loss_only(&self.tp, &self.params, &self.cfg, x, y)
+    }
+    fn save(
+        &self,
+        world: &SimpleCommunicator,
+        dir: &std::path::Path,
+        step: u64,
+    ) -> Result<(), String> {
+        gpt_ckpt::save(world, self, dir, step)
+    }
+}
+
 /// The validation loss over 4 validation batches (drawn from step `step`), averaged over
 /// the replicas.
-fn valid_loss(tr: &GridTrainer, corpus: &Corpus, seed: u64, step: u64) -> f64 {
-    let (b, s) = (tr.global_batch(), tr.cfg.block.seq);
-    let rows = replica_rows(b, tr.grid.layout.dp, tr.grid.me.dp);
+fn valid_loss(tr: &impl LabTrainer, corpus: &Corpus, seed: u64, step: u64) -> f64 {
+    let (b, s, dp, me) = tr.shape();
+    let rows = replica_rows(b, dp, me);
     let losses = (0..4).map(|k| {
         let (x, y) = corpus.batch(Split::Valid, seed, 4 * step + k, b, s, rows.clone());
-        loss_only(&tr.tp, &tr.params, &tr.cfg, &x, &y)
+        tr.loss_only(&x, &y)
     });
     tr.mean_over_replicas(losses.sum::<f64>() / 4.0)
 }
@@ -46,16 +94,17 @@ fn valid_loss(tr: &GridTrainer, corpus: &Corpus, seed: u64, step: u64) -> f64 {
 /// Trains from step `start` to `--steps`, printing on world rank 0 (unless --quiet),
 /// saving into `--checkpoint DIR` every `--every` steps and after the last; returns this
 /// rank's counts of the last step.
-fn train(
+pub fn train(
     world: &SimpleCommunicator,
-    tr: &mut GridTrainer,
+    tr: &mut impl LabTrainer,
     f: &GptFlags,
     corpus: &Corpus,
     start: u64,
 ) -> Result<StepStats, String> {
     let head = world.rank() == 0 && !f.common.quiet;
     let seed = f.common.seed;
-    let tokens = (tr.global_batch() * tr.cfg.block.seq) as f64;
+    let (b, s, _, _) = tr.shape();
+    let tokens = (b * s) as f64;
     if head {
         println!(
             "{:>6}  {:>10}  {:>10}  {:>9}",
@@ -82,7 +131,7 @@ fn train(
         }
         if let Some(dir) = &f.common.checkpoint {
             if step % f.common.every == 0 || step == f.steps {
-                gpt_ckpt::save(world, tr, dir, step)?;
+                tr.save(world, dir, step)?;
                 if head {
                     println!("{step:>6}  saved into {}", dir.display());
                 }
@@ -102,6 +151,9 @@ pub fn run(world: &SimpleCommunicator, f: &GptFlags, corpus: &Corpus) -> Result<
     let head = world.rank() == 0;
     if head {
         header(f, corpus, &grid, &cfg);
+    }
+    if layout.pp > 1 || f.micro > 1 {
+        return crate::gpt_lab_pipeline::run(world, f, corpus, &grid, cfg);
     }
     let elem = Kind::Float.elt_size_in_bytes() as i64;
     let ran = toolkit::gate::unless_todo(world, || -> Result<_, String> {
@@ -198,7 +250,7 @@ fn resume(tr: &mut GridTrainer, f: &GptFlags, head: bool) -> Result<u64, String>
 }
 
 /// The run's first lines: the corpus, the model, the grid.
-fn header(f: &GptFlags, corpus: &Corpus, grid: &Grid, cfg: &GptConfig) {
+pub fn header(f: &GptFlags, corpus: &Corpus, grid: &Grid, cfg: &GptConfig) {
     let (train, valid) = corpus.sizes();
     let b = &cfg.block;
     println!(
@@ -219,4 +271,13 @@ fn header(f: &GptFlags, corpus: &Corpus, grid: &Grid, cfg: &GptConfig) {
         b.batch * grid.layout.dp,
         b.batch
     );
+    if grid.layout.pp > 1 || f.micro > 1 {
+        let stages = (0..grid.layout.pp).map(|s| stage_blocks(cfg.layers, grid.layout.pp, s));
+        let stages: Vec<String> = stages.map(|r| format!("{r:?}")).collect();
+        println!(
+            "pipeline: pp {} stages x dp {} x tp {} over {} ranks (TP innermost, PP outermost), blocks {}; GPipe over {} micro-batches of {}",
+            grid.layout.pp, grid.layout.dp, grid.layout.tp, grid.layout.ranks(), stages.join(", "),
+            f.micro, b.batch / f.micro
+        );
+    }
 }

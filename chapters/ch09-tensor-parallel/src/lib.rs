@@ -19,11 +19,14 @@
 //!   tensor-parallel block), [`counts`] (what a rank holds and sends, by formula),
 //!   [`compare`] (differences and their bounds), [`flags`] and [`lab`] (the lab).
 //! - Given, the capstone's first half: [`corpus`] (the book's pages as characters),
-//!   [`gpt`] (a small GPT, whole or one rank's shard), [`grid`] (DP x TP),
+//!   [`gpt`] (a small GPT, whole or one rank's shard), [`grid`] (DP x TP x PP),
 //!   [`train`] (a step on the grid, and in one process), [`gpt_ckpt`],
 //!   [`gpt_ckpt_read`] and [`gpt_cut`] (its checkpoints, one format for every layout),
 //!   [`sample`] (text from it),
 //!   [`gpt_flags`] and [`gpt_lab`] (the lab `gpt`: `make run CH=09 BIN=gpt SOLUTION=1`).
+//! - Given, the third axis: [`grid`]'s PP and embedding groups, [`stage`] (a pipeline
+//!   stage's blocks, parameters and forward), [`pipe`] (messages between stages),
+//!   [`pipeline`] (GPipe over micro-batches), [`gpt_lab_pipeline`] (`gpt --pp P --micro M`).
 
 pub mod block;
 pub mod compare;
@@ -36,12 +39,16 @@ pub mod gpt_ckpt_read;
 pub mod gpt_cut;
 pub mod gpt_flags;
 pub mod gpt_lab;
+pub mod gpt_lab_pipeline;
 pub mod grid;
 pub mod lab;
 pub mod ops;
 pub mod params;
+pub mod pipe;
+pub mod pipeline;
 pub mod reference;
 pub mod sample;
+pub mod stage;
 pub mod tape;
 pub mod tp;
 pub mod train;

@@ -26,6 +26,11 @@ pub struct StepStats {
     pub tp_calls: (usize, i64),
     /// Allreduces on the DP group, and their bytes.
     pub dp_calls: (usize, i64),
+    /// Sends to the other stages (activations and gradients), and their bytes: none at
+    /// one stage ([`crate::pipeline`]).
+    pub pp_sends: (usize, i64),
+    /// Allreduces on the embedding group, and their bytes: none at one stage.
+    pub embedding_calls: (usize, i64),
 }
 
 /// This rank's shard of the model, its optimizer, and the groups it trains on.
@@ -46,6 +51,20 @@ pub fn replica_rows(global: usize, dp: usize, d: usize) -> std::ops::Range<usize
     d * per..(d + 1) * per
 }
 // ANCHOR_END: replica_rows
+
+/// Averages `grads` (a shard's `.grad()`s, in place) over the DP group `dp`: one
+/// allreduce of all of them flattened into one buffer, divided by the replicas.
+pub fn average_over_replicas(dp: &Tp, grads: &[Tensor]) {
+    let flat = Tensor::cat(&grads.iter().map(|g| g.view([-1])).collect::<Vec<_>>(), 0);
+    let mean = dp.sum(&flat) / dp.size() as f64;
+    let mut at = 0;
+    for g in grads {
+        let n = g.numel() as i64;
+        let mut into = g.shallow_clone(); // the .grad() itself: averaged in place
+        tch::no_grad(|| into.copy_(&mean.narrow(0, at, n).view_as(g)));
+        at += n;
+    }
+}
 
 impl<'g> GridTrainer<'g> {
     /// This rank's shard of the model drawn from `seed` in `kind` (`cfg.block.batch`:
@@ -78,40 +97,55 @@ impl<'g> GridTrainer<'g> {
     /// Step `step` on the batch drawn from `seed`; the shard's averaged gradients are
     /// left in its `.grad()` (the checks read them), then Adam updates it.
     pub fn step(&mut self, corpus: &Corpus, seed: u64, step: u64) -> StepStats {
-        let rows = replica_rows(self.global_batch(), self.grid.layout.dp, self.grid.me.dp);
-        let seq = self.cfg.block.seq;
-        let (x, y) = corpus.batch(Split::Train, seed, step, self.global_batch(), seq, rows);
+        let (x, y) = replica_batch(corpus, self.grid, &self.cfg, seed, step);
         let mut tensors = self.params.tensors();
-        for t in tensors.iter_mut() {
-            t.zero_grad();
-        }
+        zero_grads(&mut tensors);
         toolkit::tally::start();
         let loss = loss_and_backward(&self.tp, &self.params, &self.cfg, &x, &y);
         let tp_log = toolkit::tally::stop();
         let grads: Vec<Tensor> = tensors.iter().map(Tensor::grad).collect();
-        let flat = Tensor::cat(&grads.iter().map(|g| g.view([-1])).collect::<Vec<_>>(), 0);
         toolkit::tally::start();
-        let mean = self.dp.sum(&flat) / self.grid.layout.dp as f64;
+        average_over_replicas(&self.dp, &grads);
         let dp_log = toolkit::tally::stop();
-        let mut at = 0;
-        for g in &grads {
-            let n = g.numel() as i64;
-            let mut into = g.shallow_clone(); // the .grad() itself: averaged in place
-            tch::no_grad(|| into.copy_(&mean.narrow(0, at, n).view_as(g)));
-            at += n;
-        }
         self.opt.step(&mut tensors, &grads);
         StepStats {
             loss,
             tp_calls: toolkit::tally::count(&tp_log, "MPI_Allreduce"),
             dp_calls: toolkit::tally::count(&dp_log, "MPI_Allreduce"),
+            ..StepStats::default()
         }
     }
 
     /// `loss` (one replica's) averaged over the DP group: the global batch's loss.
     pub fn mean_over_replicas(&self, loss: f64) -> f64 {
-        let t = Tensor::from_slice(&[loss]);
-        self.dp.sum(&t).double_value(&[0]) / self.grid.layout.dp as f64
+        mean_over(&self.dp, loss)
+    }
+}
+
+/// `loss` averaged over the DP group `dp`.
+pub fn mean_over(dp: &Tp, loss: f64) -> f64 {
+    let t = Tensor::from_slice(&[loss]);
+    dp.sum(&t).double_value(&[0]) / dp.size() as f64
+}
+
+/// This rank's replica's rows of step `step`'s training batch (`cfg.block.batch` a
+/// replica), drawn from `seed`: inputs and targets.
+pub fn replica_batch(
+    corpus: &Corpus,
+    grid: &Grid,
+    cfg: &GptConfig,
+    seed: u64,
+    step: u64,
+) -> (Tensor, Tensor) {
+    let global = cfg.block.batch * grid.layout.dp;
+    let rows = replica_rows(global, grid.layout.dp, grid.me.dp);
+    corpus.batch(Split::Train, seed, step, global, cfg.block.seq, rows)
+}
+
+/// Zeros the gradients of `tensors` before a step's backward.
+pub fn zero_grads(tensors: &mut [Tensor]) {
+    for t in tensors.iter_mut() {
+        t.zero_grad();
     }
 }
 

@@ -9,12 +9,15 @@
 //! Run: `make check CH=09` (after exercises 9.1 to 9.6) or `cargo test -p
 //! ch09-tensor-parallel --features solution --test gpt`.
 
+mod common;
+
 use ch09::compare::{adam_bound, gpt_bound, max_abs, max_diff};
 use ch09::corpus::{repository_root, Corpus, Split};
 use ch09::gpt::GptConfig;
 use ch09::grid::{Grid, Layout};
 use ch09::params::BlockConfig;
 use ch09::train::{replica_rows, GridTrainer, OneProcess};
+use common::within;
 use tch::{Kind, Tensor};
 use toolkit::mpi_test;
 use toolkit::tally;
@@ -34,26 +37,9 @@ fn layouts(ranks: usize) -> &'static [(usize, usize)] {
     }
 }
 
-/// A small GPT: 2 blocks of 12 heads (divided by 1 to 4) of 4 features, 8 characters of
-/// context, `batch` sequences a replica.
+/// The checks' GPT: 2 blocks (`common::gpt_model`), `batch` sequences a replica.
 fn model(vocab: usize, batch: usize) -> GptConfig {
-    tch::set_num_threads(1); // ranks share 2 cores in the tests
-    let block = BlockConfig::new(batch, 8, 48, 12).expect("12 heads divide 48");
-    GptConfig {
-        vocab,
-        layers: 2,
-        block,
-    }
-}
-
-/// `Err` naming `what` when `got` is further than `bound` from `want`.
-fn within(what: &str, at: &str, d: f64, bound: f64) -> Result<(), String> {
-    match d <= bound {
-        true => Ok(()),
-        false => Err(format!(
-            "{at}: {what} differs from one process's by {d:.3e} (bound {bound:.1e})"
-        )),
-    }
+    common::gpt_model(vocab, batch, 2)
 }
 
 mpi_test! {

@@ -8,7 +8,9 @@
 //! validation loss every 250 steps, falling from about ln V toward 2, with tokens/s; one
 //! row per rank: the parameters it holds and the allreduces and bytes of one step on
 //! each group against the formulas (`ch09::counts`); then a sample of text. A layout the
-//! ranks cannot share is refused in one line before MPI starts.
+//! ranks cannot share is refused in one line before MPI starts. `--pp P --micro M` adds
+//! pipeline stages (GPipe over M micro-batches): the table then has the PP sends and the
+//! embedding group too (`NP=8 ... -- --dp 2 --tp 2 --pp 2 --micro 2`).
 
 use ch09::corpus::{repository_root, Corpus};
 use ch09::gpt_flags::GptFlags;

@@ -233,3 +233,25 @@ pub fn check_vocab(
     }
     Ok(())
 }
+
+/// A small GPT for the grid's checks: `layers` blocks of 12 heads (divided by 1 to 4) of
+/// 4 features, 8 characters of context, `batch` sequences a replica.
+pub fn gpt_model(vocab: usize, batch: usize, layers: usize) -> ch09::gpt::GptConfig {
+    tch::set_num_threads(1); // ranks share 2 cores in the tests
+    let block = BlockConfig::new(batch, 8, 48, 12).expect("12 heads divide 48");
+    ch09::gpt::GptConfig {
+        vocab,
+        layers,
+        block,
+    }
+}
+
+/// `Err` naming `what` at `at` when the difference `d` from one process's exceeds `bound`.
+pub fn within(what: &str, at: &str, d: f64, bound: f64) -> Result<(), String> {
+    match d <= bound {
+        true => Ok(()),
+        false => Err(format!(
+            "{at}: {what} differs from one process's by {d:.3e} (bound {bound:.1e})"
+        )),
+    }
+}
