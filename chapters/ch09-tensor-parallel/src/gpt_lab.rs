@@ -264,9 +264,13 @@ pub fn header(f: &GptFlags, corpus: &Corpus, grid: &Grid, cfg: &GptConfig) {
         cfg.layers, b.hidden, b.heads, b.ffn, b.seq, f.common.lr
     );
     println!(
-        "grid: dp {} x tp {} over {} ranks (TP groups of consecutive ranks); global batch {} = {} a replica",
+        "grid: dp {} x tp {}{} over {} ranks (TP groups of consecutive ranks); global batch {} = {} a replica",
         grid.layout.dp,
         grid.layout.tp,
+        match grid.layout.pp {
+            1 => String::new(),
+            pp => format!(" x pp {pp}"),
+        },
         grid.layout.ranks(),
         b.batch * grid.layout.dp,
         b.batch
