@@ -3,7 +3,8 @@
 # ranks): tp_block at 1 and 3 ranks and in f64, its --help and its refusals, the planted
 # mistakes, the benchmark (tp_bench); gpt at 1 and 3 ranks, its --help and its refusals,
 # its checkpoints (saved at dp 2 x tp 2, resumed at that layout and at others, refused);
-# gpt at dp 2 x tp 2 x pp 2, its pipeline refusals and the layouts benchmark (gpt_layouts).
+# gpt at dp 2 x tp 2 x pp 2, its pipeline refusals, the trace of one of its steps and the
+# layouts benchmark (gpt_layouts).
 # `make outputs CH=09` runs the labs, then this script from the repository root
 # (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.
 # `bash chapters/ch09-tensor-parallel/outputs.sh gpt` makes gpt's captures only, `... ckpt`
@@ -62,8 +63,8 @@ ckpt_captures() {
   rm -rf "$ck"
   echo "outputs: wrote gpt-checkpoints.txt, gpt-checkpoints-refused.txt and gpt-refused.txt in $book/"
 }
-# The third axis: gpt on a dp 2 x tp 2 x pp 2 grid, its pipeline refusals, the layouts
-# benchmark at 4 ranks. `bash chapters/ch09-tensor-parallel/outputs.sh pipeline`: these only.
+# The third axis: gpt on a dp 2 x tp 2 x pp 2 grid, its pipeline refusals, the trace of
+# one step, the layouts benchmark at 4 ranks. `bash chapters/ch09-tensor-parallel/outputs.sh pipeline`: these only.
 pipeline_captures() {
   { echo "\$ NP=8 cargo run --release -p ch09-tensor-parallel --features solution --bin gpt -- --dp 2 --tp 2 --pp 2 --micro 2 --steps 200";
     NP=8 gpt --dp 2 --tp 2 --pp 2 --micro 2 --steps 200 2>&1 | grep -v 're-launching'; } > $book/output/gpt-pp2.txt
@@ -74,7 +75,14 @@ pipeline_captures() {
   { echo '$ NP=4 cargo run --release -p ch09-tensor-parallel --features solution --bin gpt_layouts'
     NP=4 cargo run -q --release -p ch09-tensor-parallel --features solution --bin gpt_layouts 2>&1 | grep -v ': running'; } \
     > $book/output/gpt-layouts.txt
-  echo "outputs: wrote gpt-pp2.txt, gpt-pp-refused.txt and gpt-layouts.txt in $book/"
+  # One step's communication on every rank, traced (--trace FILE writes FILE.json).
+  local tr; tr=$(mktemp -d)
+  { echo "\$ NP=8 cargo run --release -p ch09-tensor-parallel --features solution --bin gpt -- --dp 2 --tp 2 --pp 2 --micro 2 --steps 20 --log-every 10 --sample 0 --trace step"
+    NP=8 gpt --dp 2 --tp 2 --pp 2 --micro 2 --steps 20 --log-every 10 --sample 0 --trace $tr/step 2>&1 \
+      | sed "s|$tr/||g" | grep -E '^(trace of|  rank )'; } > $book/output/gpt-trace.txt
+  cp $tr/step.json $book/output/gpt-step-trace.json
+  rm -rf "$tr"
+  echo "outputs: wrote gpt-pp2.txt, gpt-pp-refused.txt, gpt-layouts.txt, gpt-trace.txt and gpt-step-trace.json in $book/"
 }
 if [ "${1:-}" = gpt ]; then gpt_captures; exit 0; fi
 if [ "${1:-}" = ckpt ]; then gpt_refused; ckpt_captures; exit 0; fi

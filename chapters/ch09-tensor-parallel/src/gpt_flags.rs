@@ -49,6 +49,9 @@ pub struct GptFlags {
     /// Characters to generate at the end
     #[arg(long, value_name = "N", default_value_t = 240)]
     pub sample: usize,
+    /// The last step's communication on every rank: FILE.json (Perfetto)
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<std::path::PathBuf>,
 }
 
 trainer_kit::trainer!(GptFlags, name: "gpt", check: check,

@@ -41,6 +41,8 @@ pub trait LabTrainer {
     fn shape(&self) -> (usize, usize, usize, usize);
     /// The loss of a replica's `x`, `y`, no backward, the same on every rank of it.
     fn loss_only(&self, x: &Tensor, y: &Tensor) -> f64;
+    /// The grid's layout.
+    fn layout(&self) -> crate::grid::Layout;
     /// Saves a checkpoint of step `step` into `dir` (collective over `world`).
     fn save(
         &self,
@@ -68,6 +70,9 @@ impl LabTrainer for GridTrainer<'_> {
     }
     fn loss_only(&self, x: &Tensor, y: &Tensor) -> f64 {
         loss_only(&self.tp, &self.params, &self.cfg, x, y)
+    }
+    fn layout(&self) -> crate::grid::Layout {
+        self.grid.layout
     }
     fn save(
         &self,
@@ -118,7 +123,10 @@ pub fn train(
     let (mut sum, mut k, mut since) = (0.0, 0, Instant::now());
     let mut last = StepStats::default();
     for step in start + 1..=f.steps {
-        last = tr.step(corpus, seed, step);
+        last = match (&f.trace, step == f.steps) {
+            (Some(file), true) => crate::step_trace::traced(world, tr, corpus, (seed, step), file)?,
+            _ => tr.step(corpus, seed, step),
+        };
         (sum, k) = (sum + last.loss, k + 1);
         if step % f.log_every == 0 || step == f.steps {
             let rate = tokens * k as f64 / since.elapsed().as_secs_f64();

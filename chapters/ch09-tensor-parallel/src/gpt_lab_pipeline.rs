@@ -37,6 +37,9 @@ impl LabTrainer for PipeTrainer<'_> {
     fn loss_only(&self, x: &Tensor, y: &Tensor) -> f64 {
         PipeTrainer::loss_only(self, x, y)
     }
+    fn layout(&self) -> Layout {
+        self.grid.layout
+    }
     fn save(&self, _: &SimpleCommunicator, _: &std::path::Path, _: u64) -> Result<(), String> {
         // Refused before MPI starts (gpt_flags): no --checkpoint with --pp or --micro.
         Err("the pipelined GPT has no checkpoints yet".into())

@@ -26,7 +26,8 @@
 //!   [`gpt_flags`] and [`gpt_lab`] (the lab `gpt`: `make run CH=09 BIN=gpt SOLUTION=1`).
 //! - Given, the third axis: [`grid`]'s PP and embedding groups, [`stage`] (a pipeline
 //!   stage's blocks, parameters and forward), [`pipe`] (messages between stages),
-//!   [`pipeline`] (GPipe over micro-batches), [`gpt_lab_pipeline`] (`gpt --pp P --micro M`).
+//!   [`pipeline`] (GPipe over micro-batches), [`gpt_lab_pipeline`] (`gpt --pp P --micro M`),
+//!   [`step_trace`] (one step's communication on every rank, a Perfetto trace).
 
 pub mod block;
 pub mod compare;
@@ -49,6 +50,7 @@ pub mod pipeline;
 pub mod reference;
 pub mod sample;
 pub mod stage;
+pub mod step_trace;
 pub mod tape;
 pub mod tp;
 pub mod train;

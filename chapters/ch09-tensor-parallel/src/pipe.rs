@@ -14,11 +14,13 @@
 //! backwards is posted by the receive from s + 1 that starts them. The stage's TP ranks
 //! each talk to the same TP rank of the next stage, each on its own PP communicator.
 
+use crate::step_trace::{self, Axis};
 use ch07::wire::{copy_in, copy_out, numel, WireElem};
 use mpi::datatype::Equivalence;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::cell::{Cell, RefCell};
+use std::time::Instant;
 use tch::{Device, Kind, Tensor};
 
 /// A send not made yet: its values, its stage, its tag.
@@ -133,19 +135,24 @@ impl<'c> Pipe<'c> {
         work: impl FnOnce() -> R,
     ) -> R {
         let dest = self.comm.process_at_rank(to as i32);
-        mpi::request::scope(|scope| {
+        let since = Instant::now();
+        let out = mpi::request::scope(|scope| {
             let send = dest.immediate_send_with_tag(scope, values, tag);
             let out = work();
             send.wait();
             out
-        })
+        });
+        step_trace::note(Axis::Pp, since);
+        out
     }
 
     fn recv_as<E: WireElem>(&self, shape: &[i64], from: usize, tag: i32) -> Tensor {
         let mut buf = vec![E::default(); numel(shape)];
+        let since = Instant::now();
         self.comm
             .process_at_rank(from as i32)
             .receive_into_with_tag(&mut buf[..], tag);
+        step_trace::note(Axis::Pp, since);
         copy_in(&buf, shape, Device::Cpu)
     }
 }

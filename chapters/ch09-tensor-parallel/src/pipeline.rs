@@ -23,6 +23,7 @@ use crate::pipe::Pipe;
 use crate::sample::draw;
 use crate::shards::vocab_range;
 use crate::stage::{stage_forward, StageInput, StageParams};
+use crate::step_trace::Axis;
 use crate::tape::Tape;
 use crate::tp::Tp;
 use crate::train::{average_over_replicas, mean_over, replica_batch, zero_grads, StepStats};
@@ -76,11 +77,15 @@ impl<'g> PipeTrainer<'g> {
         lr: f64,
     ) -> Result<Self, String> {
         check_micro(cfg.block.batch, micro)?;
-        let (tp, dp, pipe) = (Tp::new(&grid.tp), Tp::new(&grid.dp), Pipe::new(&grid.pp));
+        let (tp, dp, pipe) = (
+            Tp::new(&grid.tp),
+            Tp::on(&grid.dp, Axis::Dp),
+            Pipe::new(&grid.pp),
+        );
         let shard = GptParams::whole(&cfg, kind, seed).shard(&cfg, tp.size(), tp.rank())?;
         let params = StageParams::of(shard, &cfg, grid.layout.pp, grid.me.pp);
         let opt = Optimizer::new(Rule::Adam { lr }, &params.tensors());
-        let embedding = grid.embedding.as_ref().map(Tp::new);
+        let embedding = grid.embedding.as_ref().map(|g| Tp::on(g, Axis::Embedding));
         Ok(PipeTrainer {
             grid,
             tp,

@@ -8,6 +8,7 @@
 //! for the allreduces, of t times (allgather) or 1/t of (reduce-scatter) the tokens for
 //! sequence parallelism's two halves.
 
+use crate::step_trace::Axis;
 use ch07::wire::{copy_in, copy_out, WireElem};
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
@@ -19,6 +20,8 @@ use tch::{Kind, Tensor};
 /// The ranks that share one layer's weights: rank r of t holds shard r.
 pub struct Tp<'c> {
     comm: &'c SimpleCommunicator,
+    /// Which axis of the grid it is, for [`crate::step_trace`].
+    axis: Axis,
     /// Wall time spent in this group's collectives so far (copies included).
     spent: Cell<Duration>,
 }
@@ -26,8 +29,15 @@ pub struct Tp<'c> {
 impl<'c> Tp<'c> {
     /// The tensor-parallel group of the ranks of `comm`.
     pub fn new(comm: &'c SimpleCommunicator) -> Self {
+        Tp::on(comm, Axis::Tp)
+    }
+
+    /// The same collectives over `comm`, another axis of the grid (its traced spans go on
+    /// that axis's track).
+    pub fn on(comm: &'c SimpleCommunicator, axis: Axis) -> Self {
         Tp {
             comm,
+            axis,
             spent: Cell::new(Duration::ZERO),
         }
     }
@@ -131,6 +141,7 @@ impl<'c> Tp<'c> {
         let start = Instant::now();
         let out = work();
         self.spent.set(self.spent.get() + start.elapsed());
+        crate::step_trace::note(self.axis, start);
         out
     }
 

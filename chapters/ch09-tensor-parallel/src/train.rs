@@ -13,6 +13,7 @@
 use crate::corpus::{Corpus, Split};
 use crate::gpt::{loss_and_backward, reference_loss, GptConfig, GptParams};
 use crate::grid::Grid;
+use crate::step_trace::Axis;
 use crate::tp::Tp;
 use tch::{Kind, Tensor};
 use trainer_kit::optim::{Optimizer, Rule};
@@ -76,7 +77,7 @@ impl<'g> GridTrainer<'g> {
         seed: i64,
         lr: f64,
     ) -> Result<Self, String> {
-        let (tp, dp) = (Tp::new(&grid.tp), Tp::new(&grid.dp));
+        let (tp, dp) = (Tp::new(&grid.tp), Tp::on(&grid.dp, Axis::Dp));
         let params = GptParams::whole(&cfg, kind, seed).shard(&cfg, tp.size(), tp.rank())?;
         let opt = Optimizer::new(Rule::Adam { lr }, &params.tensors());
         Ok(GridTrainer {
