@@ -1,5 +1,5 @@
 //! Given code: the link-timing matrix. Every pair of ranks ping-pongs a small and a large
-//! message, one pair at a time (the others wait in a barrier), and each pair's times are
+//! message, one pair at a time (the others wait in a barrier that sleeps, `toolkit::idle`), and each pair's times are
 //! fitted to chapter 1's alpha-beta model; every rank gets every pair's fit.
 //!
 //! Used by the `slow_link` lab and the tests; nothing to run here.
@@ -64,7 +64,7 @@ pub fn measure(world: &SimpleCommunicator, trips: usize) -> Vec<PairFit> {
     let mut mine = vec![0.0f64; 2 * p];
     for a in 0..p {
         for b in a + 1..p {
-            world.barrier();
+            toolkit::idle::barrier(world);
             if rank == a || rank == b {
                 let (peer, first) = if rank == a { (b, true) } else { (a, false) };
                 let t_small = one_way(world, peer as i32, first, SMALL, trips);

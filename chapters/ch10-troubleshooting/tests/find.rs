@@ -71,15 +71,6 @@ fn ex10_1_the_slowed_link_is_found_in_the_measured_matrix() {
         "ex10_1_the_slowed_link_is_found_in_the_measured_matrix",
         &[3, 4],
         |world| {
-            // Known defect, open: under MPICH the measured matrix shows the slowdown on
-            // another pair (link 0-2 for a rule on 2-3 at 4 ranks). Until it is found and
-            // fixed, this check runs under Open MPI only and says so under MPICH.
-            if std::env::var_os("OMPI_COMM_WORLD_RANK").is_none() {
-                if world.rank() == 0 {
-                    eprintln!("skipped under MPICH: WORKBOOK_SLOW_LINK slows the wrong pair there (a known defect)");
-                }
-                return Ok(());
-            }
             let p = world.size() as usize;
             let (a, b) = (p - 2, p - 1);
             set(parse(&format!("{a}-{b}:delay=2ms")).unwrap());

@@ -17,7 +17,8 @@
 //! - [`faults`]: `WORKBOOK_FAULT` plants a learner's mistake (a skipped broadcast, a
 //!   wrong tag) in an unchanged program, so a check is tried on the very test it guards;
 //!   [`slow_links`]: `WORKBOOK_SLOW_LINK` makes the messages between two ranks late and
-//!   slow, so a slow link can be reproduced on a laptop.
+//!   slow, so a slow link can be reproduced on a laptop; [`idle`]: a barrier that sleeps
+//!   while it waits, for programs that time two ranks while the others wait.
 //! - [`errors`], [`panics`]: an MPI error or a panic is told in the learner's terms: rank,
 //!   call, meaning, the learner's line, the case and the seed.
 //! - [`trace`]: the messages a thread really sent and received; [`diagram`]: those
@@ -49,6 +50,7 @@ pub mod elem;
 pub mod errors;
 pub mod faults;
 pub mod gate;
+pub mod idle;
 pub mod intercept;
 pub mod job;
 pub mod launch;

@@ -102,11 +102,18 @@ fn timed_pingpong() {
                 let us = shortest * 1e6;
                 println!("ROUND TRIP 0-{peer} = {us:.0} us");
             }
-            world.barrier();
+            // The others wait without spinning, or under MPICH they take the cores of
+            // the pair being timed (toolkit::idle).
+            toolkit::idle::barrier(world);
         }
         Ok(())
     });
 }
+
+/// The timed tests run one at a time: two jobs timed at once would share the cores, and
+/// under MPICH, whose waiting ranks spin, each would slow the other's messages by
+/// milliseconds.
+static ONE_TIMED_JOB: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// The shortest round trip between 0 and `peer` the program printed, in microseconds.
 fn round_trip(text: &str, peer: i32) -> f64 {
@@ -118,6 +125,7 @@ fn round_trip(text: &str, peer: i32) -> f64 {
 
 #[test]
 fn a_slowed_link_is_slower_by_what_its_rule_says() {
+    let _alone = ONE_TIMED_JOB.lock().unwrap_or_else(|e| e.into_inner());
     let plain = launch_self("timed_pingpong", 3, &[]);
     assert!(plain.success(), "{}", plain.text());
     // Both ways, 2 ms + 100 kB at 50 MB/s (2 ms): 4 ms per message, 8 ms per round trip.
@@ -137,6 +145,7 @@ fn a_slowed_link_is_slower_by_what_its_rule_says() {
 
 #[test]
 fn a_one_way_rule_slows_one_direction() {
+    let _alone = ONE_TIMED_JOB.lock().unwrap_or_else(|e| e.into_inner());
     let plain = launch_self("timed_pingpong", 2, &[]);
     let rule = [("WORKBOOK_SLOW_LINK", "1>0:delay=3ms")];
     let slowed = launch_self("timed_pingpong", 2, &rule);
