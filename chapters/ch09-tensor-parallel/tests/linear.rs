@@ -1,7 +1,9 @@
 //! Checks of exercise 9.3 (the column- and row-parallel layers) at t = 1..4 ranks, in
 //! f64: the shards against the whole weight's rows and columns; the column-parallel
-//! forward bit for bit (each output feature is the same dot product as in one process);
-//! the row-parallel forward within `compare::row_bound` element by element (the
+//! forward within one reordered dot product (each output feature is the same dot product
+//! as in one process, but LibTorch's matrix kernel may order its K terms differently for
+//! a narrower weight: 3.6e-15 apart on an AMD EPYC, bit for bit elsewhere); the
+//! row-parallel forward within `compare::row_bound` element by element (the
 //! allreduce sums the partial products in another order), its bias counted once; both
 //! backwards (through f, and through g) against one process's gradients.
 //!
@@ -63,7 +65,12 @@ mpi_test! {
         let mut tape = Tape::new();
         let xf = tape.f(&tp, &xs);
         let got = column_forward(&xf, &ws, &bs);
-        close("the column-parallel output (bit for bit)", &tp, &got, &want.narrow(1, c0, n), 0.0)?;
+        // The same IN products and the bias, which a kernel may sum in another order:
+        // the bound of two orders of that sum ([x 1] against [W b]).
+        let ones = x.ones_like().narrow(1, 0, 1);
+        let (x1, wb) = (Tensor::cat(&[&x, &ones], 1), Tensor::cat(&[&w, &b.unsqueeze(1)], 1));
+        let dot_bound = row_bound(&x1, &wb).max().double_value(&[]);
+        close("the column-parallel output", &tp, &got, &want.narrow(1, c0, n), dot_bound)?;
         let dx = tape.backward(&got, &dy.narrow(1, c0, n));
         let (dw_bound, db_bound) = (token_sum_bound(&dy, &x), token_sum_bound(&dy, &x.ones_like()));
         close("the gradient of W's rows", &tp, &ws.grad(), &w.grad().narrow(0, c0, n), dw_bound)?;
