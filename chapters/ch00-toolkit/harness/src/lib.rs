@@ -27,7 +27,8 @@
 //! - [`gate`]: a lab checks that the exercises it shows are done, and says which is not.
 //! - `workbook_settings::settings` (chapters/ch00-toolkit/settings): every `WORKBOOK_*`
 //!   setting with its default.
-//! - [`testing`]: MPI tests written as plain `#[test]` functions; [`declare`]: the
+//! - [`testing`]: MPI tests written as plain `#[test]` functions ([`learner_view`]: what a
+//!   learner sees of a failed job); [`declare`]: the
 //!   [`mpi_test!`] macro that declares one (name, rank counts, element types) at once.
 //! - [`elem`], [`ops`]: the element types (i32, i64, f32, f64) and the reduction
 //!   operations every chapter uses, with MPI's operation for each.
@@ -56,6 +57,7 @@ pub mod job;
 pub mod launch;
 pub mod launcher;
 pub mod launcher_output;
+pub mod learner_view;
 pub mod libtorch_errors;
 pub mod lockstep;
 pub mod ops;

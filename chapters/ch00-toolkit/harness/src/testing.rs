@@ -12,7 +12,7 @@ use mpi::traits::*;
 use std::time::Duration;
 
 /// The line rank 0 prints when a body finished; proves the launch ran the right test.
-const RAN: &str = "[workbook] ran";
+pub(crate) const RAN: &str = "[workbook] ran";
 
 /// Run `body` on every rank of a job for each size in `ranks`.
 ///
@@ -221,7 +221,7 @@ pub fn verdict(test_name: &str, n: u32, out: &Outcome) -> Result<(), String> {
     Err(format!(
         "`{test_name}` failed at {n} ranks: {why} ({:.1} s)\n{}",
         out.wall.as_secs_f64(),
-        readable(out)
+        learner_view(out)
     ))
 }
 
@@ -233,47 +233,5 @@ pub fn keep_for_the_book(test_file: &str, test: &str, text: &str) {
         .expect("write target/workbook/planted");
 }
 
-/// What a learner sees of a failed job: the ranks' own lines without the launcher's
-/// noise, a hint when the watchdog reported, launcher lines only if the ranks said nothing.
-pub fn learner_view(out: &Outcome) -> String {
-    readable(out)
-}
-
-/// Rank lines first (what the learner's code said), then a hint when the watchdog
-/// reported, then at most 8 launcher lines if the ranks said nothing useful.
-fn readable(out: &Outcome) -> String {
-    let mut text = String::new();
-    let said = out.lines.iter().filter(|l| {
-        l.rank.is_some()
-            && !l.is_libtest_noise()
-            && !crate::launcher_output::launcher_noise(&l.text)
-    });
-    let said: Vec<_> = said.collect();
-    for l in &said {
-        // Lines that name their rank already (`rank 1: ...`) need no prefix.
-        if l.text.starts_with("rank ") {
-            text.push_str(&format!("  {}\n", l.text));
-        } else {
-            text.push_str(&format!("  rank {} | {}\n", l.rank.unwrap_or(0), l.text));
-        }
-    }
-    let lines: Vec<&str> = said.iter().map(|l| l.text.as_str()).collect();
-    if let Some(hint) = crate::diagnose::deadlock_hint(&lines) {
-        text.push_str(&format!("  {hint}\n"));
-    }
-    // When the ranks said why they failed, mpirun's own lines add nothing.
-    let explained = said
-        .iter()
-        .any(|l| l.text.starts_with("rank ") || l.text.contains(RAN));
-    if explained {
-        return text;
-    }
-    let launcher = out.lines.iter().filter(|l| l.rank.is_none());
-    for l in launcher
-        .filter(|l| !crate::launcher_output::launcher_noise(&l.text))
-        .take(8)
-    {
-        text.push_str(&format!("  mpirun | {}\n", l.text));
-    }
-    text
-}
+/// What a learner sees of a failed job: see [`crate::learner_view`].
+pub use crate::learner_view::learner_view;
