@@ -37,6 +37,7 @@ pub struct Run {
 /// a core from the others), then an allreduce of `floats` gradient values. A
 /// `WORKBOOK_STRAGGLER` rank waits its delay before each allreduce: its compute is slower.
 /// Collective: every rank calls it.
+// ANCHOR: train
 pub fn train(world: &SimpleCommunicator, steps: usize, compute: Duration, floats: usize) -> Run {
     let grad = vec![1.0f32; floats];
     let mut sum = vec![0.0f32; floats];
@@ -54,3 +55,4 @@ pub fn train(world: &SimpleCommunicator, steps: usize, compute: Duration, floats
         step,
     }
 }
+// ANCHOR_END: train

@@ -110,6 +110,7 @@ pub fn gather<C: Communicator>(comm: &C, mine: &[Arrival]) -> Option<ArrivalMatr
 
 /// The collective wrappers call this before the library: a straggler's wait
 /// ([`crate::stragglers`]), then the arrival, noted while recording.
+// ANCHOR: arrive
 pub(crate) fn arrive(name: &'static str, bytes: i64, comm: mpi::ffi::MPI_Comm) {
     crate::stragglers::wait_before_collective();
     if RECORDING.load(Ordering::Relaxed) && spans_world(comm) {
@@ -117,6 +118,7 @@ pub(crate) fn arrive(name: &'static str, bytes: i64, comm: mpi::ffi::MPI_Comm) {
         LOG.with(|log| log.borrow_mut().push(Arrival { name, bytes, at }));
     }
 }
+// ANCHOR_END: arrive
 
 /// True when `comm` holds every rank of `MPI_COMM_WORLD` (a local query).
 fn spans_world(comm: mpi::ffi::MPI_Comm) -> bool {
