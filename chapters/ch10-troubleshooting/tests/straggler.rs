@@ -34,7 +34,7 @@ fn ex10_4_ties_for_last_count_for_each_and_two_ranks_share_a_median() {
     check_scores(score_ranks, &at, &[(0.0, 2), (0.0, 2), (0.0, 2)]).unwrap();
     // Two ranks: the median is the mean of both, so each is 1 ms from it.
     let at = arrivals(2, 4, &[(1, 2.0 * MS)], 0.0, 1);
-    check_scores(score_ranks, &at, &[(-1.0 * MS, 0), (1.0 * MS, 4)]).unwrap();
+    check_scores(score_ranks, &at, &[(-MS, 0), (MS, 4)]).unwrap();
 }
 
 #[test]

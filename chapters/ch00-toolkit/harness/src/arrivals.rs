@@ -17,6 +17,8 @@
 //! rank 0 (the offset is the mid-point of a round trip, to within half its time), and
 //! subtract it. This one does not: it is for jobs on one machine.
 //!
+//! Checked under mpirun by `cargo test -q -p toolkit --test stragglers`.
+//!
 //! ```ignore
 //! toolkit::arrivals::start();
 //! for _ in 0..steps { compute(); world.all_reduce_into(&g, &mut sum, SystemOperation::sum()); }

@@ -59,7 +59,7 @@ fn main() {
     say(&format!(
         "each step: {} ms of compute (a sleep), then an allreduce of {} KiB; {STEPS} steps",
         COMPUTE.as_millis(),
-        FLOATS * 4 >> 10
+        (FLOATS * 4) >> 10
     ));
     let slow = rules();
     stragglers::set(vec![]);
