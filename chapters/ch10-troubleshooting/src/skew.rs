@@ -36,7 +36,9 @@ pub struct Run {
 /// forward and backward pass, which on a machine with fewer cores than ranks must not take
 /// a core from the others), then an allreduce of `floats` gradient values. A
 /// `WORKBOOK_STRAGGLER` rank waits its delay before each allreduce: its compute is slower.
-/// Collective: every rank calls it.
+/// The allreduce is started with `MPI_Iallreduce` and waited for with
+/// `toolkit::idle::wait`: ranks blocked in `MPI_Allreduce` would spin (MPICH does) and
+/// take the cores the straggler needs. Collective: every rank calls it.
 // ANCHOR: train
 pub fn train(world: &SimpleCommunicator, steps: usize, compute: Duration, floats: usize) -> Run {
     let grad = vec![1.0f32; floats];
@@ -46,7 +48,11 @@ pub fn train(world: &SimpleCommunicator, steps: usize, compute: Duration, floats
     let start = Instant::now();
     for _ in 0..steps {
         std::thread::sleep(compute);
-        world.all_reduce_into(&grad[..], &mut sum[..], SystemOperation::sum());
+        mpi::request::scope(|scope| {
+            let op = SystemOperation::sum();
+            let request = world.immediate_all_reduce_into(scope, &grad[..], &mut sum[..], op);
+            toolkit::idle::wait(request);
+        });
     }
     let step = start.elapsed().as_secs_f64() / steps.max(1) as f64;
     let mine = arrivals::stop();

@@ -3,10 +3,13 @@
 //! early ranks spent waiting; a rank that is last again and again is a straggler
 //! (chapter 10, part 2; [`crate::stragglers`] makes one on purpose).
 //!
-//! While on ([`start`] to [`stop`]), the collective wrappers ([`crate::wrappers`]) note,
-//! for each collective this thread enters on a communicator that holds every rank of
-//! `MPI_COMM_WORLD`, its name, its bytes and the time it was entered (after a
-//! [`crate::stragglers`] wait, which stands for slow compute before the call). [`gather`]
+//! While on ([`start`] to [`stop`]), the collective wrappers ([`crate::wrappers`], and
+//! [`MPI_Iallreduce`] here) note, for each collective this thread enters on a
+//! communicator that holds every rank of `MPI_COMM_WORLD`, its name, its bytes and the
+//! time it was entered (after a [`crate::stragglers`] wait, which stands for slow compute
+//! before the call). A program timed on fewer cores than ranks starts its allreduce with
+//! `MPI_Iallreduce` and waits for it with [`crate::idle::wait`]: ranks blocked in
+//! `MPI_Allreduce` spin under MPICH and take the straggler's core. [`gather`]
 //! then brings every rank's list to rank 0 as one matrix: `at[k][r]`, the time rank `r`
 //! entered the `k`-th collective.
 //!
@@ -121,6 +124,36 @@ pub(crate) fn arrive(name: &'static str, bytes: i64, comm: mpi::ffi::MPI_Comm) {
     }
 }
 // ANCHOR_END: arrive
+
+/// `MPI_Iallreduce`: a straggler's wait and the arrival ([`arrive`]), then the library's
+/// `PMPI_Iallreduce`. The request returns at once, so the recorder of blocked calls
+/// ([`crate::intercept`]) does not note it.
+///
+/// # Safety
+/// The caller's MPI_Iallreduce arguments, valid as MPI requires; passed on unchanged.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Iallreduce(
+    sb: *const std::os::raw::c_void,
+    rb: *mut std::os::raw::c_void,
+    n: std::os::raw::c_int,
+    t: mpi::ffi::MPI_Datatype,
+    op: mpi::ffi::MPI_Op,
+    c: mpi::ffi::MPI_Comm,
+    r: *mut mpi::ffi::MPI_Request,
+) -> std::os::raw::c_int {
+    let mut size = 0;
+    // SAFETY: a valid datatype handle from the caller; `size` is ours.
+    unsafe { mpi::ffi::PMPI_Type_size(t, &mut size) };
+    arrive("MPI_Iallreduce", i64::from(n) * i64::from(size), c);
+    // SAFETY: the caller's arguments, passed on unchanged to the library.
+    unsafe { mpi::ffi::PMPI_Iallreduce(sb, rb, n, t, op, c, r) }
+}
+
+/// Referencing the wrapper keeps this object file in every binary that starts MPI
+/// through the toolkit, so its `MPI_Iallreduce` replaces the library's.
+pub(crate) fn keep_linked() {
+    std::hint::black_box(MPI_Iallreduce as *const ());
+}
 
 /// True when `comm` holds every rank of `MPI_COMM_WORLD` (a local query).
 fn spans_world(comm: mpi::ffi::MPI_Comm) -> bool {
