@@ -28,7 +28,8 @@ pub struct RankScore {
 pub struct Run {
     /// Every rank's arrival at every step's allreduce (rank 0 only; `None` elsewhere).
     pub arrivals: Option<ArrivalMatrix>,
-    /// The mean wall time of a step on this rank, in seconds.
+    /// The median wall time of a step on this rank, in seconds (the median: a step that
+    /// waited for a core, on a machine with fewer cores than ranks, does not move it).
     pub step: f64,
 }
 
@@ -45,16 +46,19 @@ pub fn train(world: &SimpleCommunicator, steps: usize, compute: Duration, floats
     let mut sum = vec![0.0f32; floats];
     toolkit::idle::barrier(world);
     arrivals::start();
-    let start = Instant::now();
+    let mut times = vec![];
     for _ in 0..steps {
+        let start = Instant::now();
         std::thread::sleep(compute);
         mpi::request::scope(|scope| {
             let op = SystemOperation::sum();
             let request = world.immediate_all_reduce_into(scope, &grad[..], &mut sum[..], op);
             toolkit::idle::wait(request);
         });
+        times.push(start.elapsed().as_secs_f64());
     }
-    let step = start.elapsed().as_secs_f64() / steps.max(1) as f64;
+    times.sort_by(f64::total_cmp);
+    let step = times.get(steps / 2).copied().unwrap_or(0.0);
     let mine = arrivals::stop();
     Run {
         arrivals: arrivals::gather(world, &mine),

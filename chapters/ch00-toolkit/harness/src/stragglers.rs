@@ -9,9 +9,10 @@
 //!
 //! Ranks are ranks of `MPI_COMM_WORLD`; `delay` in `ns`, `us`, `ms` or `s`. Slowed: the
 //! blocking collectives of [`crate::wrappers`] (`MPI_Barrier`, `MPI_Bcast`,
-//! `MPI_Allreduce`, `MPI_Gather`...), on any communicator. Not slowed: point-to-point
-//! messages ([`crate::slow_links`] slows those), the non-blocking collectives, and
-//! [`crate::idle::barrier`], so a test can line the ranks up before it times them.
+//! `MPI_Allreduce`, `MPI_Gather`...) and `MPI_Iallreduce` ([`crate::arrivals`]), on any
+//! communicator. Not slowed: point-to-point messages ([`crate::slow_links`] slows those),
+//! the other non-blocking collectives, and so [`crate::idle::barrier`] (`MPI_Ibarrier`):
+//! a test can line the ranks up before it times them.
 //!
 //! The wait is a sleep, as in [`crate::slow_links`]: a spinning rank would take a core
 //! from the ranks it is late for. The same rule gives the same waits in every run.
