@@ -12,8 +12,8 @@ pub use crate::skew::RankScore;
 // ANCHOR: score_ranks
 /// One score per rank, in rank order: its mean lateness over the median arrival of each
 /// collective (the median of an even count is the mean of the middle two), and in how many
-/// collectives it arrived last (every rank at the latest time counts). No collectives:
-/// every rank's lateness is 0 and `last` 0; the rank count is `at[0].len()`, or 0.
+/// collectives it arrived last (every rank at the latest time counts). The rank count is
+/// `at[0].len()`; no collectives: no scores.
 pub fn score_ranks(at: &[Vec<f64>]) -> Vec<RankScore> {
     // TODO(ex 10.4): per collective its median; per rank the mean of (arrival - median), and the count of rows where it is the latest
     todo!("ex 10.4: score each rank against the median arrival of each collective")
