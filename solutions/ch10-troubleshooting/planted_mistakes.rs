@@ -111,3 +111,83 @@ fn a_greedy_ring_order_forgets_the_link_back_to_rank_0() {
         Err(says.to_string())
     );
 }
+
+// Part 2: stragglers (ex 10.4, 10.5).
+
+use ch10::straggler::{find_stragglers, RankScore};
+use common::stragglers::{arrivals, check_stragglers, check_waited};
+
+/// Scores each rank with `reference(row)` in place of the median of each collective.
+fn score_against(at: &[Vec<f64>], reference: fn(&[f64]) -> f64) -> Vec<RankScore> {
+    let p = at.first().map_or(0, Vec::len);
+    (0..p)
+        .map(|rank| RankScore {
+            rank,
+            lateness: at.iter().map(|row| row[rank] - reference(row)).sum::<f64>()
+                / at.len() as f64,
+            last: at
+                .iter()
+                .filter(|row| row.iter().all(|&t| t <= row[rank]))
+                .count(),
+        })
+        .collect()
+}
+
+// ANCHOR: earliest_score
+/// Mistake 4: lateness measured from the EARLIEST arrival of each collective.
+fn score_from_the_earliest(at: &[Vec<f64>]) -> Vec<RankScore> {
+    score_against(at, |row| row.iter().copied().fold(f64::INFINITY, f64::min))
+}
+// ANCHOR_END: earliest_score
+
+#[test]
+fn a_score_from_the_earliest_arrival_blames_everyone_but_an_early_rank() {
+    // Rank 0 is always 1 ms early (it has less to do); nobody is late.
+    let at = arrivals(4, 6, &[(1, 1e-3), (2, 1e-3), (3, 1e-3)], 0.0, 1);
+    let err = check_stragglers(score_from_the_earliest, find_stragglers, &at, 0.5e-3, &[]);
+    let says = "4 ranks, 6 collectives, threshold 0.50 ms: found [1, 2, 3], but the stragglers \
+                (latest first) are []; your lateness per rank, ms: [0.00, 1.00, 1.00, 1.00]";
+    assert_eq!(err, Err(says.to_string()));
+}
+
+// ANCHOR: mean_score
+/// Mistake 5: lateness measured from the MEAN arrival, which the straggler itself pulls.
+fn score_from_the_mean(at: &[Vec<f64>]) -> Vec<RankScore> {
+    score_against(at, |row| row.iter().sum::<f64>() / row.len() as f64)
+}
+// ANCHOR_END: mean_score
+
+#[test]
+fn a_score_from_the_mean_arrival_hides_a_quarter_of_the_delay() {
+    // 4 ranks, rank 1 2 ms late: the mean is 0.5 ms, so rank 1 scores 1.5 ms.
+    let at = arrivals(4, 6, &[(1, 2e-3)], 0.0, 1);
+    let err = check_stragglers(score_from_the_mean, find_stragglers, &at, 1.6e-3, &[1]);
+    let says = "4 ranks, 6 collectives, threshold 1.60 ms: found [], but the stragglers \
+                (latest first) are [1]; your lateness per rank, ms: [-0.50, 1.50, -0.50, -0.50]";
+    assert_eq!(err, Err(says.to_string()));
+}
+
+// ANCHOR: skew_waited
+/// Mistake 6 (ex 10.5): every rank charged the whole skew of each collective (latest
+/// minus EARLIEST arrival), not the latest minus its own.
+fn waited_the_skew(at: &[Vec<f64>]) -> Vec<f64> {
+    let p = at.first().map_or(0, Vec::len);
+    let skew = |row: &Vec<f64>| {
+        let (lo, hi) = row
+            .iter()
+            .fold((f64::MAX, f64::MIN), |(l, h), &t| (l.min(t), h.max(t)));
+        hi - lo
+    };
+    vec![at.iter().map(skew).sum(); p]
+}
+// ANCHOR_END: skew_waited
+
+#[test]
+fn waiting_charged_as_the_skew_makes_the_straggler_wait_too() {
+    let at = arrivals(4, 10, &[(3, 2e-3)], 0.0, 1);
+    let err = check_waited(waited_the_skew, &at, &[20e-3, 20e-3, 20e-3, 0.0]);
+    let says = "4 ranks, 10 collectives: waited [20.00, 20.00, 20.00, 20.00] ms, but each rank \
+                waited [20.00, 20.00, 20.00, 0.00] ms (the latest arrival of each collective \
+                minus its own, summed)";
+    assert_eq!(err, Err(says.to_string()));
+}

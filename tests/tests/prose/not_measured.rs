@@ -137,4 +137,24 @@ pub const NOT_MEASURED: &[(&str, &str, &str)] = &[
         "the question's target bubble",
     ),
     ("ch07-pipeline/exercises.md", "43%", "the worked answer 3/7"),
+    (
+        "ch10-troubleshooting/exercises.md",
+        "0.50 ms",
+        "the threshold a planted mistake's check is given (its message quoted)",
+    ),
+    (
+        "ch10-troubleshooting/exercises.md",
+        "1.60 ms",
+        "the threshold a planted mistake's check is given (its message quoted)",
+    ),
+    (
+        "ch10-troubleshooting/exercises.md",
+        "5 ms",
+        "a self-check question's made-up lateness",
+    ),
+    (
+        "ch10-troubleshooting/exercises.md",
+        "1 ms",
+        "a self-check question's threshold",
+    ),
 ];

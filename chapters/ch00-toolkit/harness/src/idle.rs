@@ -13,9 +13,11 @@
 //!
 //! [`barrier`] is the barrier for such programs: `MPI_Ibarrier`, then `MPI_Test` with a
 //! short sleep between tests, so a waiting rank costs next to no CPU. A rank waiting in it
-//! is named by the watchdog like one blocked in `MPI_Barrier`.
+//! is named by the watchdog like one blocked in `MPI_Barrier`. [`wait`] waits the same way
+//! for any non-blocking request (e.g. an `MPI_Iallreduce` that a straggler is late for).
 
 use crate::intercept::{enter, Kind};
+use mpi::request::{Request, Scope};
 use mpi::traits::*;
 use std::time::Duration;
 
@@ -34,15 +36,26 @@ pub fn barrier<C: Communicator>(comm: &C) {
     enter(
         &QUIET_BARRIER,
         || [0; 4],
-        || {
-            let mut request = comm.immediate_barrier();
-            loop {
-                match request.test() {
-                    Ok(_) => return,
-                    Err(pending) => request = pending,
-                }
-                std::thread::sleep(NAP);
-            }
-        },
+        || test_until_done(comm.immediate_barrier()),
     )
+}
+
+static QUIET_WAIT: Kind = Kind {
+    name: "MPI_Test on a non-blocking request (toolkit::idle::wait)",
+    describe: |_| String::new(),
+};
+
+/// Waits for `request` without spinning: `MPI_Test`, then a [`NAP`], until it completes.
+pub fn wait<'a, D: ?Sized, S: Scope<'a>>(request: Request<'a, D, S>) {
+    enter(&QUIET_WAIT, || [0; 4], || test_until_done(request))
+}
+
+fn test_until_done<'a, D: ?Sized, S: Scope<'a>>(mut request: Request<'a, D, S>) {
+    loop {
+        match request.test() {
+            Ok(_) => return,
+            Err(pending) => request = pending,
+        }
+        std::thread::sleep(NAP);
+    }
 }

@@ -166,6 +166,7 @@ pub(crate) fn enter<R>(
 /// Makes sure the wrappers are linked in and sets the recorder from `WORKBOOK_RECORD`.
 pub(crate) fn keep_linked() {
     crate::wrappers::keep_linked();
+    crate::arrivals::keep_linked();
     RECORDING.store(
         workbook_settings::settings::record_calls(),
         Ordering::Relaxed,

@@ -17,8 +17,11 @@
 //! - [`faults`]: `WORKBOOK_FAULT` plants a learner's mistake (a skipped broadcast, a
 //!   wrong tag) in an unchanged program, so a check is tried on the very test it guards;
 //!   [`slow_links`]: `WORKBOOK_SLOW_LINK` makes the messages between two ranks late and
-//!   slow, so a slow link can be reproduced on a laptop; [`idle`]: a barrier that sleeps
-//!   while it waits, for programs that time two ranks while the others wait.
+//!   slow, so a slow link can be reproduced on a laptop; [`stragglers`]:
+//!   `WORKBOOK_STRAGGLER` makes one rank late to every collective (a slow rank);
+//!   [`arrivals`]: when each rank entered each collective, gathered as a matrix;
+//!   [`idle`]: a barrier that sleeps while it waits, for programs that time two ranks
+//!   while the others wait.
 //! - [`errors`], [`panics`]: an MPI error or a panic is told in the learner's terms: rank,
 //!   call, meaning, the learner's line, the case and the seed.
 //! - [`trace`]: the messages a thread really sent and received; [`diagram`]: those
@@ -42,6 +45,7 @@
 //! the `workbook` binary) is a crate of its own, `course` (chapters/ch00-toolkit/course),
 //! with no MPI in it.
 
+pub mod arrivals;
 pub mod bench;
 pub mod compare;
 pub mod declare;
@@ -71,6 +75,7 @@ pub mod session;
 pub mod slow_links;
 pub mod split;
 pub mod spmd;
+pub mod stragglers;
 pub mod tally;
 pub mod testing;
 pub mod trace;

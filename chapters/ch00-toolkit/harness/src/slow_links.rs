@@ -148,8 +148,8 @@ fn parse_rule(rule: &str) -> Result<SlowLink, String> {
     Ok(out)
 }
 
-/// `500us`, `2ms`, `1.5s`, `800ns`.
-fn delay(text: &str) -> Option<Duration> {
+/// `500us`, `2ms`, `1.5s`, `800ns` (also read by [`crate::stragglers`]).
+pub(crate) fn delay(text: &str) -> Option<Duration> {
     let units = [("ns", 1e-9), ("us", 1e-6), ("ms", 1e-3), ("s", 1.0)];
     let (number, scale) = units
         .iter()

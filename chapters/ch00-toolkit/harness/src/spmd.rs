@@ -52,6 +52,7 @@ pub fn start_rank_with(needed: Threading) -> Universe {
     use mpi::traits::Communicator;
     crate::job::started(universe.world().rank(), granted);
     crate::slow_links::check_at_start(universe.world().size());
+    crate::stragglers::check_at_start(universe.world().size());
     install_panic_hook();
     crate::errors::install();
     if granted < needed {

@@ -6,7 +6,9 @@
 //! too and hang when one rank does not call them. The point-to-point wrappers, and
 //! `MPI_Isend`/`MPI_Irecv`, also feed the message trace ([`crate::trace`]) while a lab has
 //! it on; the collectives that move data (`; tally`) feed the tally ([`crate::tally`]).
-//! The sends (`; slow`) wait first when they go over a slow link ([`crate::slow_links`]).
+//! The sends (`; slow`) wait first when they go over a slow link ([`crate::slow_links`]);
+//! the collectives (`; arrive`) wait when this rank is a straggler
+//! ([`crate::stragglers`]), then note their arrival ([`crate::arrivals`]).
 #![allow(non_snake_case)]
 
 use crate::intercept::{enter, Kind};
@@ -27,21 +29,19 @@ const ANY: i64 = i64::MIN;
 
 fn peer(rank: c_int) -> i64 {
     // SAFETY: reads a constant the MPI library exports.
-    let any = unsafe { ffi::RSMPI_ANY_SOURCE };
-    if rank == any {
-        ANY
-    } else {
-        rank.into()
-    }
+    wildcard(rank, unsafe { ffi::RSMPI_ANY_SOURCE })
 }
 
 fn tag(tag: c_int) -> i64 {
     // SAFETY: reads a constant the MPI library exports.
-    let any = unsafe { ffi::RSMPI_ANY_TAG };
-    if tag == any {
+    wildcard(tag, unsafe { ffi::RSMPI_ANY_TAG })
+}
+
+fn wildcard(v: c_int, any: c_int) -> i64 {
+    if v == any {
         ANY
     } else {
-        tag.into()
+        v.into()
     }
 }
 
@@ -62,7 +62,7 @@ macro_rules! wrap {
     ($name:ident => $pname:ident ( $($arg:ident : $ty:ty),* )
      [$($field:expr),*] $describe:expr $(; retag $tagarg:ident)?
      $(; slow $dest:ident $sbytes:expr, $comm:ident)? $(; trace $trace:block)?
-     $(; tally $tally:expr)?) => {
+     $(; tally $tally:expr)? $(; arrive $acomm:ident $abytes:expr)?) => {
         #[doc = concat!("`", stringify!($name), "`: notes the call in the recorder, then forwards to `",
             stringify!($pname), "`.")]
         #[doc = ""]
@@ -82,6 +82,7 @@ macro_rules! wrap {
             $(crate::slow_links::wait_before_send($dest, $sbytes, $comm);)?
             $(if crate::trace::is_on() $trace)?
             $(crate::tally::note(stringify!($name), $tally);)?
+            $(crate::arrivals::arrive(stringify!($name), $abytes, $acomm);)?
             static KIND: Kind = Kind { name: stringify!($name), describe: $describe };
             let fields = || {
                 let mut f = [0i64; 4];
@@ -226,54 +227,53 @@ fn received(src: c_int, bytes: i64, buf: BufMut) {
 }
 
 // collectives
-wrap!(MPI_Barrier => PMPI_Barrier(c: MPI_Comm) [] nothing);
+wrap!(MPI_Barrier => PMPI_Barrier(c: MPI_Comm) [] nothing; arrive c 0);
 wrap!(MPI_Bcast => PMPI_Bcast(b: BufMut, n: c_int, t: MPI_Datatype, root: c_int, c: MPI_Comm)
     [root, bytes(n, t)] rooted;
-    tally bytes(n, t));
+    tally bytes(n, t); arrive c bytes(n, t));
 wrap!(MPI_Reduce => PMPI_Reduce(sb: Buf, rb: BufMut, n: c_int, t: MPI_Datatype, op: MPI_Op,
     root: c_int, c: MPI_Comm)
     [root, bytes(n, t)] rooted;
-    tally bytes(n, t));
+    tally bytes(n, t); arrive c bytes(n, t));
 wrap!(MPI_Allreduce => PMPI_Allreduce(sb: Buf, rb: BufMut, n: c_int, t: MPI_Datatype, op: MPI_Op,
     c: MPI_Comm)
     [bytes(n, t)] sized;
-    tally bytes(n, t));
+    tally bytes(n, t); arrive c bytes(n, t));
 wrap!(MPI_Gather => PMPI_Gather(sb: Buf, sn: c_int, st: MPI_Datatype, rb: BufMut, rn: c_int,
     rt: MPI_Datatype, root: c_int, c: MPI_Comm)
-    [root, bytes(sn, st)] rooted);
+    [root, bytes(sn, st)] rooted; arrive c bytes(sn, st));
 wrap!(MPI_Gatherv => PMPI_Gatherv(sb: Buf, sn: c_int, st: MPI_Datatype, rb: BufMut, rn: Counts,
     d: Counts, rt: MPI_Datatype, root: c_int, c: MPI_Comm)
-    [root, bytes(sn, st)] rooted);
+    [root, bytes(sn, st)] rooted; arrive c bytes(sn, st));
 wrap!(MPI_Scatter => PMPI_Scatter(sb: Buf, sn: c_int, st: MPI_Datatype, rb: BufMut, rn: c_int,
     rt: MPI_Datatype, root: c_int, c: MPI_Comm)
-    [root, bytes(rn, rt)] rooted);
+    [root, bytes(rn, rt)] rooted; arrive c bytes(rn, rt));
 wrap!(MPI_Scatterv => PMPI_Scatterv(sb: Buf, sn: Counts, d: Counts, st: MPI_Datatype, rb: BufMut,
     rn: c_int, rt: MPI_Datatype, root: c_int, c: MPI_Comm)
-    [root, bytes(rn, rt)] rooted);
+    [root, bytes(rn, rt)] rooted; arrive c bytes(rn, rt));
 wrap!(MPI_Allgather => PMPI_Allgather(sb: Buf, sn: c_int, st: MPI_Datatype, rb: BufMut,
     rn: c_int, rt: MPI_Datatype, c: MPI_Comm)
     [bytes(sn, st)] sized;
-    tally bytes(sn, st));
+    tally bytes(sn, st); arrive c bytes(sn, st));
 wrap!(MPI_Allgatherv => PMPI_Allgatherv(sb: Buf, sn: c_int, st: MPI_Datatype, rb: BufMut,
     rn: Counts, d: Counts, rt: MPI_Datatype, c: MPI_Comm)
-    [bytes(sn, st)] sized);
+    [bytes(sn, st)] sized; arrive c bytes(sn, st));
 wrap!(MPI_Alltoall => PMPI_Alltoall(sb: Buf, sn: c_int, st: MPI_Datatype, rb: BufMut, rn: c_int,
     rt: MPI_Datatype, c: MPI_Comm)
-    [bytes(sn, st)] |f| format!("{} bytes to each rank", f[0]));
+    [bytes(sn, st)] |f| format!("{} bytes to each rank", f[0]); arrive c bytes(sn, st));
 wrap!(MPI_Alltoallv => PMPI_Alltoallv(sb: Buf, sn: Counts, sd: Counts, st: MPI_Datatype,
     rb: BufMut, rn: Counts, rd: Counts, rt: MPI_Datatype, c: MPI_Comm)
-    [] nothing);
+    [] nothing; arrive c 0);
 wrap!(MPI_Scan => PMPI_Scan(sb: Buf, rb: BufMut, n: c_int, t: MPI_Datatype, op: MPI_Op,
     c: MPI_Comm)
-    [bytes(n, t)] sized);
+    [bytes(n, t)] sized; arrive c bytes(n, t));
 wrap!(MPI_Exscan => PMPI_Exscan(sb: Buf, rb: BufMut, n: c_int, t: MPI_Datatype, op: MPI_Op,
     c: MPI_Comm)
-    [bytes(n, t)] sized);
+    [bytes(n, t)] sized; arrive c bytes(n, t));
 wrap!(MPI_Reduce_scatter_block => PMPI_Reduce_scatter_block(sb: Buf, rb: BufMut, n: c_int,
     t: MPI_Datatype, op: MPI_Op, c: MPI_Comm)
     [bytes(n, t)] |f| format!("{} bytes per rank", f[0]);
-    tally bytes(n, t));
-
+    tally bytes(n, t); arrive c bytes(n, t));
 wrap!(MPI_Neighbor_alltoallv => PMPI_Neighbor_alltoallv(sb: Buf, sn: Counts, sd: Counts,
     st: MPI_Datatype, rb: BufMut, rn: Counts, rd: Counts, rt: MPI_Datatype, c: MPI_Comm)
     [] |_| "with every neighbour of the topology".to_string());

@@ -48,6 +48,12 @@ pub const SETTINGS: &[Setting] = &[
                   (ranks 2 and 3, both ways), 2>3:delay=2ms (one way); rules separated by ;",
     },
     Setting {
+        name: "WORKBOOK_STRAGGLER",
+        default: "unset",
+        meaning: "makes one rank late to every collective it calls (a slow rank): 3:delay=2ms \
+                  (rank 3 waits 2 ms before each); rules separated by ;",
+    },
+    Setting {
         name: "WORKBOOK_CASES",
         default: "32",
         meaning: "random cases per property (a chapter may ask for fewer or more)",

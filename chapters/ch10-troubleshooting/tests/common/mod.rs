@@ -5,6 +5,8 @@
 //! Not a test itself; `mod common;` in each test file.
 #![allow(dead_code)] // each test file uses part of it
 
+pub mod stragglers;
+
 use ch10::find::SlowLink;
 use ch10::matrix::PairFit;
 use ch10::model::{doubling_time, ring_time, slowed, Links};
