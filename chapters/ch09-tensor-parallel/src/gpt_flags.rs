@@ -9,7 +9,11 @@ use trainer_kit::cli::{Common, DeviceChoice};
 
 /// The lab's command line: the trainers' common flags, and the model's and the grid's.
 #[derive(Parser, Clone, Debug, PartialEq)]
-#[command(about = "A small GPT trained on the book's pages over a DP x TP x PP grid of ranks")]
+#[command(
+    about = "A small GPT trained on the book's pages over a DP x TP x PP grid of ranks",
+    after_help = "Checkpoints (--checkpoint DIR) hold whole tensors by name, a part per pipeline \
+                  stage: --resume reads them into any --dp x --tp x --pp the model allows."
+)]
 pub struct GptFlags {
     #[command(flatten)]
     pub common: Common,
@@ -168,13 +172,6 @@ fn check(f: &GptFlags, ranks: usize) -> Result<(), String> {
         }
     }
     let layout = f.layout(ranks)?;
-    if f.common.checkpoint.is_some() && (layout.pp > 1 || f.micro > 1) {
-        return Err(format!(
-            "--checkpoint with --pp {} --micro {}: the pipelined GPT has no checkpoints yet; \
-             save and resume with --pp 1 --micro 1",
-            layout.pp, f.micro
-        ));
-    }
     let model = f.model(0, layout)?;
     crate::pipeline::check_micro(model.block.batch, f.micro)?;
     let per = ranks / layout.pp;

@@ -5,6 +5,7 @@
 use crate::corpus::{Corpus, Split};
 use crate::counts::{gpt_params_per_rank, gpt_tp_allreduces};
 use crate::gpt::{loss_only, GptConfig};
+use crate::gpt_ckpt_state::Checkpointed;
 use crate::gpt_flags::GptFlags;
 use crate::grid::Grid;
 use crate::sample::generate;
@@ -237,9 +238,10 @@ pub fn run(world: &SimpleCommunicator, f: &GptFlags, corpus: &Corpus) -> Result<
     Ok(())
 }
 
-/// With `--resume`: the checkpoint of `--checkpoint DIR` installed into `tr` (checked
-/// before MPI started, by `gpt_ckpt_read::check_resume`); the step it was saved at (else 0).
-fn resume(tr: &mut GridTrainer, f: &GptFlags, head: bool) -> Result<u64, String> {
+/// With `--resume`: the checkpoint of `--checkpoint DIR` installed into `tr`, at any
+/// layout, pipelined or not (checked before MPI started, by `GptFlags::check_resume`);
+/// the step it was saved at (else 0).
+pub fn resume(tr: &mut impl Checkpointed, f: &GptFlags, head: bool) -> Result<u64, String> {
     let (Some(dir), true) = (&f.common.checkpoint, f.common.resume) else {
         return Ok(0);
     };
