@@ -147,17 +147,10 @@ fn check(f: &GptFlags, ranks: usize) -> Result<(), String> {
     if f.common.resume && f.common.checkpoint.is_none() {
         return Err("--resume needs --checkpoint DIR (the folder of the checkpoint)".into());
     }
-    let gpu = tch::Cuda::is_available();
-    match f.common.device {
-        DeviceChoice::Cuda => {
-            return Err("--device cuda: the GPT trains on the CPU only so far".into())
+    if f.common.device == DeviceChoice::Cuda {
+        if let Some(why) = torch_link::why_no_cuda(tch::Cuda::is_available()) {
+            return Err(format!("--device cuda: {why}"));
         }
-        DeviceChoice::Auto if gpu => {
-            return Err(
-                "--device auto: a GPU is here, but the GPT trains on the CPU only so far".into(),
-            )
-        }
-        _ => {}
     }
     let counts = [
         ("--steps", f.steps as usize),
@@ -172,6 +165,13 @@ fn check(f: &GptFlags, ranks: usize) -> Result<(), String> {
         }
     }
     let layout = f.layout(ranks)?;
+    if f.common.device == DeviceChoice::Cuda && (layout.pp > 1 || f.micro > 1) {
+        return Err(format!(
+            "--device cuda with --pp {} --micro {}: the pipelined GPT trains on the CPU only \
+             so far; on a GPU use --pp 1 --micro 1 (--device auto trains it on the CPU)",
+            layout.pp, f.micro
+        ));
+    }
     let model = f.model(0, layout)?;
     crate::pipeline::check_micro(model.block.batch, f.micro)?;
     let per = ranks / layout.pp;

@@ -108,7 +108,7 @@ pub fn run(
     let seed = f.common.seed;
     let ran = toolkit::gate::unless_todo(world, || -> Result<_, String> {
         let mut tr = PipeTrainer::new(grid, cfg, f.micro, Kind::Float, seed as i64, f.common.lr)?;
-        let start = crate::gpt_lab::resume(&mut tr, f, head)?;
+        let start = crate::gpt_lab_start::resume(&mut tr, f, head)?;
         let last = train(world, &mut tr, f, corpus, start)?;
         let text = tr.generate(&corpus.encode(&f.prompt)?, f.sample, 0.8, seed);
         Ok((tr.params.numel(), last, corpus.decode(&text)))

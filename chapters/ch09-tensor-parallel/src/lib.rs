@@ -24,7 +24,8 @@
 //!   [`gpt_ckpt_read`], [`gpt_ckpt_state`] and [`gpt_cut`] (its checkpoints, one format
 //!   for every layout, pipelined or not),
 //!   [`sample`] (text from it),
-//!   [`gpt_flags`] and [`gpt_lab`] (the lab `gpt`: `make run CH=09 BIN=gpt SOLUTION=1`).
+//!   [`gpt_flags`], [`gpt_lab`] and [`gpt_lab_start`] (the lab `gpt`: `make run CH=09
+//!   BIN=gpt SOLUTION=1`; `--device cuda` on a GPU).
 //! - Given, the third axis: [`grid`]'s PP and embedding groups, [`stage`] (a pipeline
 //!   stage's blocks, parameters and forward), [`pipe`] (messages between stages),
 //!   [`pipeline`] (GPipe over micro-batches), [`gpt_lab_pipeline`] (`gpt --pp P --micro M`),
@@ -43,6 +44,7 @@ pub mod gpt_cut;
 pub mod gpt_flags;
 pub mod gpt_lab;
 pub mod gpt_lab_pipeline;
+pub mod gpt_lab_start;
 pub mod grid;
 pub mod lab;
 pub mod ops;
