@@ -10,7 +10,7 @@
 # (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.
 # `bash chapters/ch09-tensor-parallel/outputs.sh gpt` makes gpt's captures only, `... ckpt`
 # its checkpoints' and its refusals only, `... pipeline` the third axis's only, `... pp-ckpt`
-# the pipelined checkpoints' only.
+# the pipelined checkpoints' only, `... cuda` the --device cuda refusal only.
 set -euo pipefail
 book=book/src/ch09-tensor-parallel
 gpt() { cargo run -q --release -p ch09-tensor-parallel --features solution --bin gpt -- "$@"; }
@@ -22,8 +22,15 @@ gpt_captures() {
   { echo '$ cargo run --release -p ch09-tensor-parallel --features solution --bin gpt -- --help';
     gpt --help; } > $book/output/gpt-help.txt
   gpt_refused
+  gpt_cuda_refused
   ckpt_captures
   echo "outputs: wrote gpt-np1.txt, gpt-np3.txt, gpt-help.txt and gpt-refused.txt in $book/"
+}
+# --device cuda on this build: refused in torch_link's one line (on a GPU machine, accepted).
+gpt_cuda_refused() {
+  { echo "\$ NP=2 cargo run --release -p ch09-tensor-parallel --features solution --bin gpt -- --device cuda"
+    NP=2 gpt --device cuda 2>&1 && echo "(accepted)" || echo "(exit status $?)"
+  } > $book/output/gpt-cuda-refused.txt
 }
 gpt_refused() {
   { for args in '--dp 2 --tp 2' '--heads 4' '--batch 16 --dp 3' '--resume'; do
@@ -116,7 +123,8 @@ pipeline_captures() {
   echo "outputs: wrote gpt-pp2.txt, gpt-pp-refused.txt, gpt-layouts.txt, gpt-trace.txt and gpt-step-trace.json in $book/"
 }
 if [ "${1:-}" = gpt ]; then gpt_captures; exit 0; fi
-if [ "${1:-}" = ckpt ]; then gpt_refused; ckpt_captures; exit 0; fi
+if [ "${1:-}" = ckpt ]; then gpt_refused; gpt_cuda_refused; ckpt_captures; exit 0; fi
+if [ "${1:-}" = cuda ]; then gpt_cuda_refused; exit 0; fi
 if [ "${1:-}" = pipeline ]; then pipeline_captures; exit 0; fi
 if [ "${1:-}" = pp-ckpt ]; then pp_ckpt_captures; exit 0; fi
 lab() { cargo run -q --release -p ch09-tensor-parallel --features solution --bin tp_block -- "$@"; }
