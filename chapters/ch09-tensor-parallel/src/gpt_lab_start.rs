@@ -1,6 +1,8 @@
 //! Given: the start of the lab `gpt`: its first lines (the corpus, the model, the grid,
 //! the device) and, with `--resume`, the checkpoint installed into a trainer of either
 //! kind ([`crate::gpt_lab`], [`crate::gpt_lab_pipeline`]).
+//!
+//! Run: `make run CH=09 BIN=gpt SOLUTION=1` (`ARGS="--checkpoint DIR --resume"` resumes).
 
 use crate::corpus::Corpus;
 use crate::gpt::GptConfig;
