@@ -3,12 +3,14 @@
 # ranks): tp_block at 1 and 3 ranks and in f64, its --help and its refusals, the planted
 # mistakes, the benchmark (tp_bench); gpt at 1 and 3 ranks, its --help and its refusals,
 # its checkpoints (saved at dp 2 x tp 2, resumed at that layout and at others, refused);
-# gpt at dp 2 x tp 2 x pp 2, its pipeline refusals, the trace of one of its steps and the
-# layouts benchmark (gpt_layouts).
+# gpt at dp 2 x tp 2 x pp 2, its pipeline refusals, the trace of one of its steps, the
+# layouts benchmark (gpt_layouts) and the pipelined checkpoints (saved at dp 2 x tp 1 x
+# pp 2, resumed there and at other layouts).
 # `make outputs CH=09` runs the labs, then this script from the repository root
 # (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.
 # `bash chapters/ch09-tensor-parallel/outputs.sh gpt` makes gpt's captures only, `... ckpt`
-# its checkpoints' and its refusals only, `... pipeline` the third axis's only.
+# its checkpoints' and its refusals only, `... pipeline` the third axis's only, `... pp-ckpt`
+# the pipelined checkpoints' only, `... cuda` the --device cuda refusal only.
 set -euo pipefail
 book=book/src/ch09-tensor-parallel
 gpt() { cargo run -q --release -p ch09-tensor-parallel --features solution --bin gpt -- "$@"; }
@@ -20,8 +22,15 @@ gpt_captures() {
   { echo '$ cargo run --release -p ch09-tensor-parallel --features solution --bin gpt -- --help';
     gpt --help; } > $book/output/gpt-help.txt
   gpt_refused
+  gpt_cuda_refused
   ckpt_captures
   echo "outputs: wrote gpt-np1.txt, gpt-np3.txt, gpt-help.txt and gpt-refused.txt in $book/"
+}
+# --device cuda on this build: refused in torch_link's one line (on a GPU machine, accepted).
+gpt_cuda_refused() {
+  { echo "\$ NP=2 cargo run --release -p ch09-tensor-parallel --features solution --bin gpt -- --device cuda"
+    NP=2 gpt --device cuda 2>&1 && echo "(accepted)" || echo "(exit status $?)"
+  } > $book/output/gpt-cuda-refused.txt
 }
 gpt_refused() {
   { for args in '--dp 2 --tp 2' '--heads 4' '--batch 16 --dp 3' '--resume'; do
@@ -63,6 +72,34 @@ ckpt_captures() {
   rm -rf "$ck"
   echo "outputs: wrote gpt-checkpoints.txt, gpt-checkpoints-refused.txt and gpt-refused.txt in $book/"
 }
+# The pipelined checkpoints, in a temporary folder (its path taken out): 30 steps straight
+# at dp 2 x tp 1 x pp 2; 20 saved there every 10 (a part per stage); resumed to 30 at that
+# layout (the same numbers), at dp 1 x tp 2 and at dp 1 x tp 1 (one stage: the same within
+# rounding), each from its own copy; at 7 ranks, --pp 2 refused before MPI starts.
+pp_ckpt_captures() {
+  local ck; ck=$(mktemp -d)
+  local cmd='cargo run --release -p ch09-tensor-parallel --features solution --bin gpt --'
+  local run='--steps 30 --log-every 10 --sample 0'
+  keep() { sed "s|$ck/||g" | grep -E '^(grid:|resumed| +step| +[0-9]+ )'; }
+  { echo "\$ NP=4 $cmd --dp 2 --tp 1 --pp 2 $run"
+    NP=4 gpt --dp 2 --tp 1 --pp 2 $run 2>&1 | keep
+    echo "\$ NP=4 $cmd --dp 2 --tp 1 --pp 2 --steps 20 --log-every 10 --sample 0 --checkpoint ckpt --every 10"
+    NP=4 gpt --dp 2 --tp 1 --pp 2 --steps 20 --log-every 10 --sample 0 --checkpoint $ck/ckpt --every 10 2>&1 | keep
+    echo '$ ls -l ckpt'
+    ls -l $ck/ckpt | awk 'NR > 1 { printf "%9s  %s\n", $5, $9 }'
+    for grid in '4 2 1 2' '2 1 2 1' '1 1 1 1'; do
+      set -- $grid
+      cp -r $ck/ckpt $ck/ckpt-$1
+      echo "\$ cp -r ckpt ckpt-$1"
+      echo "\$ NP=$1 $cmd --dp $2 --tp $3 --pp $4 $run --checkpoint ckpt-$1 --resume"
+      NP=$1 gpt --dp $2 --tp $3 --pp $4 $run --checkpoint $ck/ckpt-$1 --resume 2>&1 | keep
+    done
+    echo "\$ NP=7 $cmd --pp 2 $run --checkpoint ckpt --resume"
+    NP=7 gpt --pp 2 $run --checkpoint $ck/ckpt --resume 2>&1 | sed "s|$ck/||g" && echo "(accepted)" || echo "(exit status $?)"
+  } > $book/output/gpt-pp-checkpoints.txt
+  rm -rf "$ck"
+  echo "outputs: wrote gpt-pp-checkpoints.txt in $book/"
+}
 # The third axis: gpt on a dp 2 x tp 2 x pp 2 grid, its pipeline refusals, the trace of
 # one step, the layouts benchmark at 4 ranks. `bash chapters/ch09-tensor-parallel/outputs.sh pipeline`: these only.
 pipeline_captures() {
@@ -82,11 +119,14 @@ pipeline_captures() {
       | sed "s|$tr/||g" | grep -E '^(trace of|  rank )'; } > $book/output/gpt-trace.txt
   cp $tr/step.json $book/output/gpt-step-trace.json
   rm -rf "$tr"
+  pp_ckpt_captures
   echo "outputs: wrote gpt-pp2.txt, gpt-pp-refused.txt, gpt-layouts.txt, gpt-trace.txt and gpt-step-trace.json in $book/"
 }
 if [ "${1:-}" = gpt ]; then gpt_captures; exit 0; fi
-if [ "${1:-}" = ckpt ]; then gpt_refused; ckpt_captures; exit 0; fi
+if [ "${1:-}" = ckpt ]; then gpt_refused; gpt_cuda_refused; ckpt_captures; exit 0; fi
+if [ "${1:-}" = cuda ]; then gpt_cuda_refused; exit 0; fi
 if [ "${1:-}" = pipeline ]; then pipeline_captures; exit 0; fi
+if [ "${1:-}" = pp-ckpt ]; then pp_ckpt_captures; exit 0; fi
 lab() { cargo run -q --release -p ch09-tensor-parallel --features solution --bin tp_block -- "$@"; }
 for n in 1 3; do
   { echo "\$ NP=$n cargo run --release -p ch09-tensor-parallel --features solution --bin tp_block";

@@ -116,7 +116,7 @@ for f in "$KIT.partial"/bin/*; do
 done
 cp -r "$OMPI" "$KIT.partial/openmpi"
 rm -rf "$KIT.partial/openmpi/include" "$KIT.partial/openmpi/share/man" "$KIT.partial/openmpi/share/doc"
-cp -r data/digits "$KIT.partial/data/"
+cp -r data/digits data/book-pages "$KIT.partial/data/"
 cp scripts/gpu-kit/run.sh "$KIT.partial/run.sh"
 mkdir -p "$KIT.partial/anchors"
 cp scripts/anchors/ddp_cnn.py scripts/anchors/pipe_mlp.py scripts/anchors/gloo.py "$KIT.partial/anchors/"

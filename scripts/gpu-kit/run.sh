@@ -12,7 +12,8 @@
 # the trainer with --device cuda at 1, 2 and 4 ranks sharing the GPU (and on the CPU for
 # comparison), and its CNN 8 times wider; the trainer kit's CUDA IPC test (two ranks, device
 # to device); chapter 7's pipeline with its stages on the GPU; chapter 8's ZeRO-2 and ZeRO-3
-# on the GPU (collectives staged through host buffers) and their staged-step tests; and the PyTorch anchors
+# on the GPU (collectives staged through host buffers) and their staged-step tests; chapter 9's
+# GPT at dp 1 x tp 2 on the GPU and its device test; and the PyTorch anchors
 # (anchors/: the same models, batches and optimizers in PyTorch eager, one process on the
 # same GPU, with python3's torch), whose ratios go into figures.txt. Every step has a deadline.
 # Expect: under 8 minutes; RESULTS/report.txt (one line per step, then the figures) and one
@@ -126,6 +127,11 @@ NP=2 step ch08-zero-s2-cuda-np2 150 $cuda "$B/zero" --device cuda --stage 2
 NP=2 step ch08-zero-s3-cuda-np2 150 $cuda "$B/zero" --device cuda --stage 3
 step ch08-staged 180 ok "$B/ch08-sharded-staged" --test-threads=1
 step ch08-staged3 180 ok "$B/ch08-sharded-staged3" --test-threads=1
+# Chapter 9's GPT at dp 1 x tp 2 with each rank's shard, activations and Adam's state on
+# the GPU (the two ranks share it), its allreduces staged through host memory; then its
+# test against one process (and, without a GPU, its one-line reason).
+NP=2 step ch09-gpt-cuda-np2 240 $cuda "$B/gpt" --device cuda --dp 1 --tp 2 --steps 300 --log-every 100 --sample 0
+step ch09-gpt-device 180 ok "$B/ch09-tensor-parallel-gpt_device" --test-threads=1
 
 # PyTorch eager, one process, on the same GPU: the anchors next to the runs above (the
 # same model, batch and optimizer; scripts/anchors in the repository). python3's own torch,
@@ -174,6 +180,15 @@ done
 for f in "$RESULTS"/ch08-zero-*-cuda-*.txt; do
   if grep -q '^epoch' "$f"; then
     fig "  $(basename "$f" .txt): $(grep '^epoch' "$f" | tail -n 1); $(grep -m1 '^held = ' "$f"); $(grep -m1 '^on Cuda' "$f")"
+  else
+    fig "  $(basename "$f" .txt): not measured ($(tail -n 1 "$f"))"
+  fi
+done
+# Chapter 9: the GPT's tokens/s (its last report line: step, train loss, valid loss, tokens/s).
+for f in "$RESULTS"/ch09-gpt-*-np*.txt; do
+  line=$(grep -E '^ +[0-9]+ ' "$f" | tail -n 1)
+  if [ -n "$line" ]; then
+    fig "  $(basename "$f" .txt): $(echo "$line" | awk '{printf "step %s, train loss %s, valid loss %s, %s tokens/s", $1, $2, $3, $4}')"
   else
     fig "  $(basename "$f" .txt): not measured ($(tail -n 1 "$f"))"
   fi

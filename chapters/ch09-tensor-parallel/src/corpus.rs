@@ -60,10 +60,24 @@ pub struct Corpus {
 }
 
 impl Corpus {
+    /// The book's pages from the shipped snapshot: `book-pages/pages.txt.gz` under
+    /// `$WORKBOOK_DATA` when set (a binary carried to another machine, as the GPU kit
+    /// does), else [`SNAPSHOT`] under this repository ([`Corpus::book`]).
+    pub fn shipped() -> Result<Self, String> {
+        match std::env::var_os("WORKBOOK_DATA") {
+            Some(data) => Self::book_at(&Path::new(&data).join("book-pages/pages.txt.gz")),
+            None => Self::book(&repository_root()),
+        }
+    }
+
     /// The book's pages, from the snapshot under `root` ([`SNAPSHOT`]).
     pub fn book(root: &Path) -> Result<Self, String> {
-        let path = root.join(SNAPSHOT);
-        let file = std::fs::File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Self::book_at(&root.join(SNAPSHOT))
+    }
+
+    /// The book's pages, from the snapshot file `path`.
+    fn book_at(path: &Path) -> Result<Self, String> {
+        let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let mut text = String::new();
         GzDecoder::new(file)
             .read_to_string(&mut text)

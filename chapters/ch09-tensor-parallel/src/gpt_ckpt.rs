@@ -1,12 +1,14 @@
 //! Given: the GPT's checkpoints, written: one format for every layout.
 //!
 //! The unit is a parameter's name (`GptParams::named`'s) with its WHOLE tensor, and
-//! Adam's m and v of it, whole too: nothing in a checkpoint says how many ranks held it,
-//! so any grid the model allows can read it. A TP rank holds slices ([`crate::gpt_cut`]: the rules of
-//! `GptParams::shard`), so each TP group gathers its slices to its rank 0 first (one MPI
-//! gather of all of them; the replicated tensors are whole already). The replicas hold the
-//! same numbers, so only the ranks [`writers`] names write: today the one rank at dp 0,
-//! tp 0, with every name. Each writer writes its part, `DIR/part-P-of-N-step-S.ckpt`
+//! Adam's m and v of it, whole too: nothing in a checkpoint says how many ranks held it
+//! or how the blocks were split into stages, so any grid the model allows can read it. A
+//! TP rank holds slices ([`crate::gpt_cut`]: the rules of `GptParams::shard`), so each TP
+//! group gathers its slices to its rank 0 first (one MPI gather of all of them; the
+//! replicated tensors are whole already). The replicas hold the same numbers, so only the
+//! ranks [`writers`] names write: one per pipeline stage, its rank at dp 0, tp 0, with the
+//! names its stage holds ([`crate::gpt_ckpt_state::Checkpointed`]; the tied table once,
+//! by the first stage). Each writer writes its part, `DIR/part-P-of-N-step-S.ckpt`
 //! (the model, the step, Adam's step count, then name, shape, values, m, v of each tensor
 //! in f64), to a temporary file, synced, renamed. When every part is on disk (an
 //! allgather of the writers' verdicts), world rank 0 replaces `DIR/manifest.ckpt` the
@@ -16,12 +18,13 @@
 //! containers are the trainer kit's (`trainer_kit::ckpt`). Reading is
 //! [`crate::gpt_ckpt_read`].
 //!
-//! Tests: `cargo test -p ch09-tensor-parallel --features solution --test gpt_ckpt`.
+//! Tests: `cargo test -p ch09-tensor-parallel --features solution --test gpt_ckpt`,
+//! `--test gpt_ckpt_faults` and `--test gpt_ckpt_pipeline`.
 
 use crate::gpt::GptConfig;
+use crate::gpt_ckpt_state::Checkpointed;
 use crate::gpt_cut::{cut, len, slice_numel, Cut};
 use crate::grid::{Coords, Layout};
-use crate::train::GridTrainer;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::io::Write;
@@ -66,12 +69,17 @@ pub fn model_name(cfg: &GptConfig, kind: Kind) -> String {
 
 // ANCHOR: writers
 /// Who writes a checkpoint of `layout`: the number of parts, and the part the rank at `me`
-/// writes (`None`: it writes none). A writer's part holds the names its trainer holds.
-/// Today one part, written by the rank at dp 0, tp 0, with every name; with a pipeline
-/// axis, one part per stage, each written by the stage's rank at dp 0, tp 0.
+/// writes (`None`: it writes none). One part per pipeline stage, written by the stage's
+/// rank at dp 0, tp 0 (at one stage: one part, every name).
 pub fn writers(layout: &Layout, me: &Coords) -> (usize, Option<usize>) {
-    let _ = layout;
-    (1, (me.dp == 0 && me.tp == 0).then_some(0))
+    (layout.pp, (me.dp == 0 && me.tp == 0).then_some(me.pp))
+}
+
+/// Whether the part of stage `stage` holds the tensor `name` its stage holds: all but the
+/// tied table on the last stage (the first stage's part holds it; both copies are equal,
+/// their gradients summed every step).
+pub fn part_holds(stage: usize, name: &str) -> bool {
+    stage == 0 || name != "tok"
 }
 // ANCHOR_END: writers
 
@@ -88,10 +96,12 @@ fn values(t: &Tensor) -> Values {
     (t.size(), out)
 }
 
-/// This rank's tensors with their names: [parameters, Adam's m, Adam's v] of each.
-fn held(tr: &GridTrainer) -> Vec<NamedState> {
-    let opt = &tr.opt;
-    let named = tr.params.named().into_iter().enumerate();
+/// The tensors of this rank's part with their names: [parameters, Adam's m, Adam's v] of
+/// each ([`part_holds`]).
+fn held(tr: &impl Checkpointed) -> Vec<NamedState> {
+    let (opt, stage) = (tr.optimizer(), tr.grid().me.pp);
+    let named = tr.named().into_iter().enumerate();
+    let named = named.filter(|(_, (n, _))| part_holds(stage, n));
     named
         .map(|(i, (n, p))| (n, [values(p), values(&opt.m[i]), values(&opt.v[i])]))
         .collect()
@@ -100,18 +110,19 @@ fn held(tr: &GridTrainer) -> Vec<NamedState> {
 /// The whole tensors of this rank's TP group, gathered to its rank 0 (`None` on the
 /// others): one gather of every slice, each rank's padded to the longest. Collective over
 /// the TP group.
-fn gather_whole(tr: &GridTrainer) -> Result<Option<Vec<NamedState>>, String> {
-    let (t, mine) = (tr.tp.size(), held(tr));
+fn gather_whole(tr: &impl Checkpointed) -> Result<Option<Vec<NamedState>>, String> {
+    let (tp, cfg) = (tr.tp(), tr.cfg());
+    let (t, mine) = (tp.size(), held(tr));
     let cuts = |n: &str| {
         (0..t)
-            .map(|r| cut(n, &tr.cfg, t, r))
+            .map(|r| cut(n, cfg, t, r))
             .collect::<Result<Vec<_>, _>>()
     };
     let mut plans = vec![]; // per name: every rank's cut, and the whole shape
     for (name, [(shape, _), ..]) in &mine {
         let c = cuts(name)?;
         let mut whole = shape.clone();
-        match &c[tr.tp.rank()] {
+        match &c[tp.rank()] {
             Cut::Whole => {}
             Cut::Rows(_) => whole[0] = c.iter().map(len).sum::<usize>() as i64,
             Cut::Cols(_) => whole[1] = c.iter().map(len).sum::<usize>() as i64,
@@ -125,13 +136,13 @@ fn gather_whole(tr: &GridTrainer) -> Result<Option<Vec<NamedState>>, String> {
     let longest = (0..t).map(count).max().unwrap_or(0);
     let mut send: Vec<f64> = Vec::with_capacity(longest);
     for ((_, three), (c, _)) in mine.iter().zip(&plans) {
-        if c[tr.tp.rank()] != Cut::Whole {
+        if c[tp.rank()] != Cut::Whole {
             three.iter().for_each(|(_, v)| send.extend_from_slice(v));
         }
     }
     send.resize(longest, 0.0);
-    let root = tr.tp.comm().process_at_rank(0);
-    if tr.tp.rank() != 0 {
+    let root = tp.comm().process_at_rank(0);
+    if tp.rank() != 0 {
         root.gather_into(&send[..]);
         return Ok(None);
     }
@@ -180,7 +191,7 @@ fn write_atomic(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// every rank returns the same verdict.
 pub fn save(
     world: &SimpleCommunicator,
-    tr: &GridTrainer,
+    tr: &impl Checkpointed,
     dir: &Path,
     step: u64,
 ) -> Result<(), String> {
@@ -192,24 +203,21 @@ pub fn save(
             "cannot save into {shown}: rank 0 could not create it"
         ));
     }
-    let layout = &tr.grid.layout;
-    let (parts, _) = writers(layout, &tr.grid.me);
-    let leader = Coords {
-        tp: 0,
-        ..tr.grid.me
-    }; // the TP group's rank 0
+    let (layout, me) = (&tr.grid().layout, tr.grid().me);
+    let (parts, _) = writers(layout, &me);
+    let leader = Coords { tp: 0, ..me }; // the TP group's rank 0
     let whole = match writers(layout, &leader).1 {
         Some(_) => gather_whole(tr)?,
         None => None,
     };
-    let model = model_name(&tr.cfg, tr.params.tok.kind());
+    let model = model_name(tr.cfg(), tr.kind());
     let mut mine = [0u64; 4]; // writes, failed, checksum, length
-    if let (Some(part), Some(tensors)) = (writers(layout, &tr.grid.me).1, whole) {
+    if let (Some(part), Some(tensors)) = (writers(layout, &me).1, whole) {
         let mut body = Writer::default();
         body.str(&model);
         for x in [
             step,
-            tr.opt.t,
+            tr.optimizer().t,
             part as u64,
             parts as u64,
             tensors.len() as u64,

@@ -5,13 +5,16 @@
 //! files and reaches the same verdict without a message, before any communication (the
 //! lab checks before MPI starts). [`Saved::install`] then gives a trainer at any layout its
 //! slices of the whole tensors (`gpt_cut::slice_of`, the same for parameters, m and v),
-//! and Adam's step count.
+//! and Adam's step count: a pipeline stage takes the tensors of its own blocks (and the
+//! tied table, the positions, the final norm where it holds them), from whichever part
+//! they were written in.
 //!
-//! Tests: `cargo test -p ch09-tensor-parallel --features solution --test gpt_ckpt`.
+//! Tests: `cargo test -p ch09-tensor-parallel --features solution --test gpt_ckpt`,
+//! `--test gpt_ckpt_faults` and `--test gpt_ckpt_pipeline`.
 
 use crate::gpt_ckpt::{manifest_file, model_name, NamedState, Values, MANIFEST, PART};
+use crate::gpt_ckpt_state::Checkpointed;
 use crate::gpt_cut::slice_of;
-use crate::train::GridTrainer;
 use std::path::Path;
 use tch::Tensor;
 use trainer_kit::ckpt::{fnv1a, same_model, Reader, SealError};
@@ -111,7 +114,11 @@ pub fn open(dir: &Path, model: &str) -> Result<Saved, String> {
         let (Some(m), Some(s), Some(adam), Some(q), Some(parts), Some(count)) = head else {
             return Err(odd(&f));
         };
+        let other_adam = p > 0 && adam != out.adam_steps;
         if m != saved || s != step || q != p as u64 || parts != n as u64 || count > 1 << 20 {
+            return Err(odd(&f));
+        }
+        if other_adam {
             return Err(odd(&f));
         }
         out.adam_steps = adam;
@@ -124,6 +131,9 @@ pub fn open(dir: &Path, model: &str) -> Result<Saved, String> {
                 _ => Err(odd(&f)),
             };
             let three = [read("values")?, read("adam_m")?, read("adam_v")?];
+            if out.whole(&name).is_some() {
+                return Err(odd(&f)); // a name written twice
+            }
             out.tensors.push((name, three));
         }
         if !r.at_end() {
@@ -134,8 +144,8 @@ pub fn open(dir: &Path, model: &str) -> Result<Saved, String> {
 }
 
 /// [`open`] for a trainer: the checkpoint of `dir` checked against its model.
-pub fn open_for(dir: &Path, tr: &GridTrainer) -> Result<Saved, String> {
-    open(dir, &model_name(&tr.cfg, tr.params.tok.kind()))
+pub fn open_for(dir: &Path, tr: &impl Checkpointed) -> Result<Saved, String> {
+    open(dir, &model_name(tr.cfg(), tr.kind()))
 }
 
 impl Saved {
@@ -144,17 +154,18 @@ impl Saved {
         self.tensors.iter().find(|(n, _)| n == name).map(|(_, t)| t)
     }
 
-    /// Copies the checkpoint into `tr` at its layout: its slices of every parameter and of
-    /// Adam's m and v, and Adam's step count. No communication; `Err` (one line) when the
-    /// checkpoint lacks one of its tensors or holds another shape.
-    pub fn install(&self, tr: &mut GridTrainer) -> Result<(), String> {
-        let (t, r, cfg) = (tr.tp.size(), tr.tp.rank(), tr.cfg);
+    /// Copies the checkpoint into `tr` at its layout: its slices of every tensor it holds
+    /// (its stage's) and of Adam's m and v, and Adam's step count. No communication; `Err`
+    /// (one line) when the checkpoint lacks one of its tensors or holds another shape.
+    pub fn install(&self, tr: &mut impl Checkpointed) -> Result<(), String> {
+        let (t, r, cfg) = (tr.tp().size(), tr.tp().rank(), *tr.cfg());
+        let opt = tr.optimizer();
         let mut staged = vec![];
-        for (i, (name, p)) in tr.params.named().into_iter().enumerate() {
+        for (i, (name, p)) in tr.named().into_iter().enumerate() {
             let three = self
                 .whole(&name)
                 .ok_or_else(|| format!("the checkpoint has no tensor `{name}`: {FIX}"))?;
-            let into = [p, &tr.opt.m[i], &tr.opt.v[i]];
+            let into = [p, &opt.m[i], &opt.v[i]];
             for (dst, (shape, v)) in into.into_iter().zip(three) {
                 let whole = Tensor::from_slice(v).view(&shape[..]);
                 let mine = slice_of(&name, &whole, &cfg, t, r)?;
@@ -170,7 +181,7 @@ impl Saved {
         for (mut dst, src) in staged {
             tch::no_grad(|| dst.copy_(&src));
         }
-        tr.opt.t = self.adam_steps;
+        tr.optimizer_mut().t = self.adam_steps;
         Ok(())
     }
 }

@@ -9,7 +9,11 @@ use trainer_kit::cli::{Common, DeviceChoice};
 
 /// The lab's command line: the trainers' common flags, and the model's and the grid's.
 #[derive(Parser, Clone, Debug, PartialEq)]
-#[command(about = "A small GPT trained on the book's pages over a DP x TP x PP grid of ranks")]
+#[command(
+    about = "A small GPT trained on the book's pages over a DP x TP x PP grid of ranks",
+    after_help = "Checkpoints (--checkpoint DIR) hold whole tensors by name, a part per pipeline \
+                  stage: --resume reads them into any --dp x --tp x --pp the model allows."
+)]
 pub struct GptFlags {
     #[command(flatten)]
     pub common: Common,
@@ -143,17 +147,10 @@ fn check(f: &GptFlags, ranks: usize) -> Result<(), String> {
     if f.common.resume && f.common.checkpoint.is_none() {
         return Err("--resume needs --checkpoint DIR (the folder of the checkpoint)".into());
     }
-    let gpu = tch::Cuda::is_available();
-    match f.common.device {
-        DeviceChoice::Cuda => {
-            return Err("--device cuda: the GPT trains on the CPU only so far".into())
+    if f.common.device == DeviceChoice::Cuda {
+        if let Some(why) = torch_link::why_no_cuda(tch::Cuda::is_available()) {
+            return Err(format!("--device cuda: {why}"));
         }
-        DeviceChoice::Auto if gpu => {
-            return Err(
-                "--device auto: a GPU is here, but the GPT trains on the CPU only so far".into(),
-            )
-        }
-        _ => {}
     }
     let counts = [
         ("--steps", f.steps as usize),
@@ -168,10 +165,10 @@ fn check(f: &GptFlags, ranks: usize) -> Result<(), String> {
         }
     }
     let layout = f.layout(ranks)?;
-    if f.common.checkpoint.is_some() && (layout.pp > 1 || f.micro > 1) {
+    if f.common.device == DeviceChoice::Cuda && (layout.pp > 1 || f.micro > 1) {
         return Err(format!(
-            "--checkpoint with --pp {} --micro {}: the pipelined GPT has no checkpoints yet; \
-             save and resume with --pp 1 --micro 1",
+            "--device cuda with --pp {} --micro {}: the pipelined GPT trains on the CPU only \
+             so far; on a GPU use --pp 1 --micro 1 (--device auto trains it on the CPU)",
             layout.pp, f.micro
         ));
     }

@@ -4,14 +4,14 @@
 
 use crate::corpus::{Corpus, Split};
 use crate::counts::{gpt_params_per_rank, gpt_tp_allreduces};
-use crate::gpt::{loss_only, GptConfig};
+use crate::gpt::loss_only;
+use crate::gpt_ckpt;
 use crate::gpt_flags::GptFlags;
+use crate::gpt_lab_start::{header, resume};
 use crate::grid::Grid;
 use crate::sample::generate;
 use crate::shards::vocab_range;
-use crate::stage::stage_blocks;
 use crate::train::{replica_rows, GridTrainer, StepStats};
-use crate::{gpt_ckpt, gpt_ckpt_read};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::time::Instant;
@@ -69,7 +69,8 @@ impl LabTrainer for GridTrainer<'_> {
         )
     }
     fn loss_only(&self, x: &Tensor, y: &Tensor) -> f64 {
-        loss_only(&self.tp, &self.params, &self.cfg, x, y)
+        let (x, y) = (x.to_device(self.device()), y.to_device(self.device()));
+        loss_only(&self.tp, &self.params, &self.cfg, &x, &y)
     }
     fn layout(&self) -> crate::grid::Layout {
         self.grid.layout
@@ -151,21 +152,27 @@ pub fn train(
 
 /// The lab's body on every rank of `world`.
 pub fn run(world: &SimpleCommunicator, f: &GptFlags, corpus: &Corpus) -> Result<(), String> {
-    // The CPU (checked before MPI started); threads: --threads, else this rank's cores.
-    trainer_kit::place::place(world, trainer_kit::cli::DeviceChoice::Cpu, f.common.threads);
+    // --device (checked before MPI started; the pipelined GPT on the CPU); threads:
+    // --threads, else this rank's cores.
     let layout = f.layout(world.size() as usize)?;
+    let choice = match layout.pp > 1 || f.micro > 1 {
+        true => trainer_kit::cli::DeviceChoice::Cpu,
+        false => f.common.device,
+    };
+    let device = trainer_kit::place::place(world, choice, f.common.threads).device;
     let grid = Grid::new(world, layout);
     let cfg = f.model(corpus.vocab(), layout)?;
     let head = world.rank() == 0;
     if head {
-        header(f, corpus, &grid, &cfg);
+        header(f, corpus, &grid, &cfg, device);
     }
     if layout.pp > 1 || f.micro > 1 {
         return crate::gpt_lab_pipeline::run(world, f, corpus, &grid, cfg);
     }
     let elem = Kind::Float.elt_size_in_bytes() as i64;
     let ran = toolkit::gate::unless_todo(world, || -> Result<_, String> {
-        let mut tr = GridTrainer::new(&grid, cfg, Kind::Float, f.common.seed as i64, f.common.lr)?;
+        let seed = f.common.seed as i64;
+        let mut tr = GridTrainer::on(&grid, cfg, Kind::Float, seed, f.common.lr, device)?;
         let start = resume(&mut tr, f, head)?;
         let last = train(world, &mut tr, f, corpus, start)?;
         let prompt = corpus.encode(&f.prompt)?;
@@ -235,61 +242,4 @@ pub fn run(world: &SimpleCommunicator, f: &GptFlags, corpus: &Corpus) -> Result<
         println!("    {line}");
     }
     Ok(())
-}
-
-/// With `--resume`: the checkpoint of `--checkpoint DIR` installed into `tr` (checked
-/// before MPI started, by `gpt_ckpt_read::check_resume`); the step it was saved at (else 0).
-fn resume(tr: &mut GridTrainer, f: &GptFlags, head: bool) -> Result<u64, String> {
-    let (Some(dir), true) = (&f.common.checkpoint, f.common.resume) else {
-        return Ok(0);
-    };
-    let saved = gpt_ckpt_read::open_for(dir, tr).map_err(|e| format!("--resume: {e}"))?;
-    saved.install(tr)?;
-    if head {
-        println!(
-            "resumed at step {} from {} ({} part{}: whole tensors, sliced for this grid)",
-            saved.step,
-            dir.display(),
-            saved.parts.len(),
-            if saved.parts.len() == 1 { "" } else { "s" }
-        );
-    }
-    Ok(saved.step)
-}
-
-/// The run's first lines: the corpus, the model, the grid.
-pub fn header(f: &GptFlags, corpus: &Corpus, grid: &Grid, cfg: &GptConfig) {
-    let (train, valid) = corpus.sizes();
-    let b = &cfg.block;
-    println!(
-        "gpt: {} book pages, {train} characters to train on, {valid} to validate; V = {} characters (ln V = {:.3})",
-        corpus.pages,
-        corpus.vocab(),
-        (corpus.vocab() as f64).ln()
-    );
-    println!(
-        "model: {} blocks, h = {}, {} heads, MLP {}, context {}, head tied to the embedding; f32, Adam lr {}",
-        cfg.layers, b.hidden, b.heads, b.ffn, b.seq, f.common.lr
-    );
-    println!(
-        "grid: dp {} x tp {}{} over {} ranks (TP groups of consecutive ranks); global batch {} = {} a replica",
-        grid.layout.dp,
-        grid.layout.tp,
-        match grid.layout.pp {
-            1 => String::new(),
-            pp => format!(" x pp {pp}"),
-        },
-        grid.layout.ranks(),
-        b.batch * grid.layout.dp,
-        b.batch
-    );
-    if grid.layout.pp > 1 || f.micro > 1 {
-        let stages = (0..grid.layout.pp).map(|s| stage_blocks(cfg.layers, grid.layout.pp, s));
-        let stages: Vec<String> = stages.map(|r| format!("{r:?}")).collect();
-        println!(
-            "pipeline: pp {} stages x dp {} x tp {} over {} ranks (TP innermost, PP outermost), blocks {}; GPipe over {} micro-batches of {}",
-            grid.layout.pp, grid.layout.dp, grid.layout.tp, grid.layout.ranks(), stages.join(", "),
-            f.micro, b.batch / f.micro
-        );
-    }
 }

@@ -40,9 +40,13 @@ impl LabTrainer for PipeTrainer<'_> {
     fn layout(&self) -> Layout {
         self.grid.layout
     }
-    fn save(&self, _: &SimpleCommunicator, _: &std::path::Path, _: u64) -> Result<(), String> {
-        // Refused before MPI starts (gpt_flags): no --checkpoint with --pp or --micro.
-        Err("the pipelined GPT has no checkpoints yet".into())
+    fn save(
+        &self,
+        world: &SimpleCommunicator,
+        dir: &std::path::Path,
+        step: u64,
+    ) -> Result<(), String> {
+        crate::gpt_ckpt::save(world, self, dir, step) // a part per stage
     }
 }
 
@@ -104,7 +108,8 @@ pub fn run(
     let seed = f.common.seed;
     let ran = toolkit::gate::unless_todo(world, || -> Result<_, String> {
         let mut tr = PipeTrainer::new(grid, cfg, f.micro, Kind::Float, seed as i64, f.common.lr)?;
-        let last = train(world, &mut tr, f, corpus, 0)?;
+        let start = crate::gpt_lab_start::resume(&mut tr, f, head)?;
+        let last = train(world, &mut tr, f, corpus, start)?;
         let text = tr.generate(&corpus.encode(&f.prompt)?, f.sample, 0.8, seed);
         Ok((tr.params.numel(), last, corpus.decode(&text)))
     });

@@ -21,9 +21,11 @@
 //! - Given, the capstone's first half: [`corpus`] (the book's pages as characters),
 //!   [`gpt`] (a small GPT, whole or one rank's shard), [`grid`] (DP x TP x PP),
 //!   [`train`] (a step on the grid, and in one process), [`gpt_ckpt`],
-//!   [`gpt_ckpt_read`] and [`gpt_cut`] (its checkpoints, one format for every layout),
+//!   [`gpt_ckpt_read`], [`gpt_ckpt_state`] and [`gpt_cut`] (its checkpoints, one format
+//!   for every layout, pipelined or not),
 //!   [`sample`] (text from it),
-//!   [`gpt_flags`] and [`gpt_lab`] (the lab `gpt`: `make run CH=09 BIN=gpt SOLUTION=1`).
+//!   [`gpt_flags`], [`gpt_lab`] and [`gpt_lab_start`] (the lab `gpt`: `make run CH=09
+//!   BIN=gpt SOLUTION=1`; `--device cuda` on a GPU).
 //! - Given, the third axis: [`grid`]'s PP and embedding groups, [`stage`] (a pipeline
 //!   stage's blocks, parameters and forward), [`pipe`] (messages between stages),
 //!   [`pipeline`] (GPipe over micro-batches), [`gpt_lab_pipeline`] (`gpt --pp P --micro M`),
@@ -37,10 +39,12 @@ pub mod flags;
 pub mod gpt;
 pub mod gpt_ckpt;
 pub mod gpt_ckpt_read;
+pub mod gpt_ckpt_state;
 pub mod gpt_cut;
 pub mod gpt_flags;
 pub mod gpt_lab;
 pub mod gpt_lab_pipeline;
+pub mod gpt_lab_start;
 pub mod grid;
 pub mod lab;
 pub mod ops;

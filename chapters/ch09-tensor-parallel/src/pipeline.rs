@@ -62,7 +62,8 @@ pub struct PipeTrainer<'g> {
     pub micro: usize,
     pub params: StageParams,
     kind: Kind,
-    opt: Optimizer,
+    /// Adam over `params.named()`'s tensors (its m, v and step count: the checkpoints').
+    pub opt: Optimizer,
 }
 
 impl<'g> PipeTrainer<'g> {

@@ -28,6 +28,7 @@ pub fn generate(
     for _ in 0..n {
         let from = text.len().saturating_sub(cfg.block.seq);
         let context = Tensor::from_slice(&text[from..]).view([1, -1]);
+        let context = context.to_device(p.tok.device());
         let mine = tch::no_grad(|| logits(&mut Tape::new(), tp, p, cfg, &context));
         text.push(draw(tp, cfg, &mine, temperature, &mut rng));
     }

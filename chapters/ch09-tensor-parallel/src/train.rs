@@ -15,7 +15,7 @@ use crate::gpt::{loss_and_backward, reference_loss, GptConfig, GptParams};
 use crate::grid::Grid;
 use crate::step_trace::Axis;
 use crate::tp::Tp;
-use tch::{Kind, Tensor};
+use tch::{Device, Kind, Tensor};
 use trainer_kit::optim::{Optimizer, Rule};
 
 /// What one step did on this rank.
@@ -53,6 +53,15 @@ pub fn replica_rows(global: usize, dp: usize, d: usize) -> std::ops::Range<usize
 }
 // ANCHOR_END: replica_rows
 
+/// Moves every tensor of `named` to `device` in place: each stays the same leaf (its
+/// gradient required), and every handle to it sees the move.
+pub fn move_to(named: &[(String, &Tensor)], device: Device) {
+    for (_, t) in named {
+        let moved = t.detach().to_device(device);
+        t.shallow_clone().set_data(&moved);
+    }
+}
+
 /// Averages `grads` (a shard's `.grad()`s, in place) over the DP group `dp`: one
 /// allreduce of all of them flattened into one buffer, divided by the replicas.
 pub fn average_over_replicas(dp: &Tp, grads: &[Tensor]) {
@@ -77,8 +86,24 @@ impl<'g> GridTrainer<'g> {
         seed: i64,
         lr: f64,
     ) -> Result<Self, String> {
+        Self::on(grid, cfg, kind, seed, lr, Device::Cpu)
+    }
+
+    /// [`GridTrainer::new`] on `device`: the shard is drawn on the CPU (the same numbers
+    /// wherever it trains), then moved, so its parameters, their gradients, the
+    /// activations and Adam's m and v live there; the collectives stage through host
+    /// memory (the `ch07::wire` copies of [`crate::tp`] are device-aware).
+    pub fn on(
+        grid: &'g Grid,
+        cfg: GptConfig,
+        kind: Kind,
+        seed: i64,
+        lr: f64,
+        device: Device,
+    ) -> Result<Self, String> {
         let (tp, dp) = (Tp::new(&grid.tp), Tp::on(&grid.dp, Axis::Dp));
         let params = GptParams::whole(&cfg, kind, seed).shard(&cfg, tp.size(), tp.rank())?;
+        move_to(&params.named(), device);
         let opt = Optimizer::new(Rule::Adam { lr }, &params.tensors());
         Ok(GridTrainer {
             grid,
@@ -95,10 +120,16 @@ impl<'g> GridTrainer<'g> {
         self.cfg.block.batch * self.grid.layout.dp
     }
 
+    /// Where the shard lives (its parameters, gradients and Adam's state).
+    pub fn device(&self) -> Device {
+        self.params.tok.device()
+    }
+
     /// Step `step` on the batch drawn from `seed`; the shard's averaged gradients are
     /// left in its `.grad()` (the checks read them), then Adam updates it.
     pub fn step(&mut self, corpus: &Corpus, seed: u64, step: u64) -> StepStats {
         let (x, y) = replica_batch(corpus, self.grid, &self.cfg, seed, step);
+        let (x, y) = (x.to_device(self.device()), y.to_device(self.device()));
         let mut tensors = self.params.tensors();
         zero_grads(&mut tensors);
         toolkit::tally::start();

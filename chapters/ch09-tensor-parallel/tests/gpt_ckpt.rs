@@ -18,38 +18,11 @@ use ch09::gpt_ckpt::save;
 use ch09::gpt_ckpt_read::open_for;
 use ch09::gpt_cut::slice_of;
 use ch09::grid::{Grid, Layout};
-use ch09::train::GridTrainer;
-use gpt_ckpt_common::{bits, cfg, first, shared_dir, trainer, GLOBAL};
+use gpt_ckpt_common::{bits, cfg, first, same_state, shared_dir, trainer, GLOBAL};
 use mpi::topology::Color;
 use mpi::traits::*;
 use tch::{Kind, Tensor};
 use toolkit::mpi_test;
-
-/// The first of `a`'s tensors (parameters, m, v) that is not bit for bit `b`'s, named.
-fn same_state(what: &str, a: &GridTrainer, b: &GridTrainer) -> Result<(), String> {
-    let named = a
-        .params
-        .named()
-        .into_iter()
-        .zip(b.params.named())
-        .enumerate();
-    for (i, ((name, x), (_, y))) in named {
-        let pairs = [
-            (x, y),
-            (&a.opt.m[i], &b.opt.m[i]),
-            (&a.opt.v[i], &b.opt.v[i]),
-        ];
-        for (which, (x, y)) in ["", "Adam's m of ", "Adam's v of "].iter().zip(pairs) {
-            if bits(x) != bits(y) {
-                return Err(format!("{what}: {which}{name} differs"));
-            }
-        }
-    }
-    match a.opt.t == b.opt.t {
-        true => Ok(()),
-        false => Err(format!("{what}: Adam at step {} vs {}", b.opt.t, a.opt.t)),
-    }
-}
 
 mpi_test! {
     fn a_resumed_gpt_continues_bit_for_bit(world at &[1, 2, 4]) {

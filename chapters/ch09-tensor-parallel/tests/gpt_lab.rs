@@ -1,7 +1,7 @@
 //! Checks of the lab `gpt`'s command line: a grid the job's ranks cannot make, a model
 //! its tensor-parallel ranks cannot share, a batch the replicas cannot split, a resume
-//! without a checkpoint, or what is not built yet, is refused in one line before MPI
-//! starts.
+//! without a checkpoint, is refused in one line before MPI starts (`--device cuda`
+//! where no GPU can be used: tests/gpt_device.rs).
 //!
 //! Run: `cargo test -p ch09-tensor-parallel --features solution --test gpt_lab`.
 
@@ -10,7 +10,7 @@ use trainer_kit::testing::check_refusals;
 #[test]
 fn bad_gpt_flags_and_grids_fail_in_one_line_before_mpi_starts() {
     let exe = env!("CARGO_BIN_EXE_gpt");
-    let cases: [(&[&str], &str); 11] = [
+    let cases: [(&[&str], &str); 10] = [
         (
             &["--dp", "2", "--tp", "2"],
             "--dp 2 x --tp 2 is not the job's 3 ranks (dp * tp must equal the ranks)",
@@ -40,10 +40,6 @@ fn bad_gpt_flags_and_grids_fail_in_one_line_before_mpi_starts() {
         (&["--every", "0"], "--every 0: at least 1"),
         (&["--prompt", "\u{263a}"], "--prompt: the character"),
         (&["--steps", "0"], "--steps 0: at least 1"),
-        (
-            &["--device", "cuda"],
-            "--device cuda: the GPT trains on the CPU only so far",
-        ),
     ];
     check_refusals(exe, "gpt", 3, &cases);
 }

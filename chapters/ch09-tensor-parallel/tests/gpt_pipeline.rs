@@ -165,9 +165,16 @@ fn bad_pipeline_flags_fail_in_one_line_before_mpi_starts() {
         ),
         (&["--pp", "0"], "--pp 0 does not divide the job's 3 ranks"),
         (
-            &["--pp", "3", "--layers", "3", "--checkpoint", "ck"],
-            "--checkpoint with --pp 3 --micro 1: the pipelined GPT has no checkpoints yet; \
-             save and resume with --pp 1 --micro 1",
+            &[
+                "--pp",
+                "3",
+                "--layers",
+                "3",
+                "--checkpoint",
+                "no-ck",
+                "--resume",
+            ],
+            "--resume: no-ck/manifest.ckpt: missing: not a checkpoint",
         ),
     ];
     trainer_kit::testing::check_refusals(exe, "gpt", 3, &cases);

@@ -10,9 +10,12 @@
 //! each group against the formulas (`ch09::counts`); then a sample of text. A layout the
 //! ranks cannot share is refused in one line before MPI starts. `--pp P --micro M` adds
 //! pipeline stages (GPipe over M micro-batches): the table then has the PP sends and the
-//! embedding group too (`NP=8 ... -- --dp 2 --tp 2 --pp 2 --micro 2`).
+//! embedding group too (`NP=8 ... -- --dp 2 --tp 2 --pp 2 --micro 2`). `--checkpoint DIR`
+//! saves at any layout and `--resume` loads into any other. `--device cuda` trains each
+//! rank's shard on its GPU (at --pp 1 --micro 1; where no GPU can be used, refused in one
+//! line that says why). The corpus: `$WORKBOOK_DATA/book-pages/` when set (the GPU kit).
 
-use ch09::corpus::{repository_root, Corpus};
+use ch09::corpus::Corpus;
 use ch09::gpt_flags::GptFlags;
 use trainer_kit::entry::Report;
 
@@ -22,7 +25,7 @@ fn main() {
         eprintln!("gpt: {why}");
         std::process::exit(2);
     };
-    let corpus = Corpus::book(&repository_root()).unwrap_or_else(|why| refuse(why));
+    let corpus = Corpus::shipped().unwrap_or_else(|why| refuse(why));
     if let Err(why) = corpus.encode(&flags.prompt) {
         refuse(format!("--prompt: {why}"));
     }

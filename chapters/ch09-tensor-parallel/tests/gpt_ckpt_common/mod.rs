@@ -1,13 +1,16 @@
-//! Shared setup of the GPT's checkpoint checks (tests/gpt_ckpt.rs, tests/gpt_ckpt_faults.rs):
-//! the model, a trainer, folders every rank agrees on, a communicator of the first ranks,
-//! a tensor's bits.
+//! Shared setup of the GPT's checkpoint checks (tests/gpt_ckpt.rs, tests/gpt_ckpt_faults.rs,
+//! tests/gpt_ckpt_pipeline.rs): the model, a trainer on a DP x TP grid or a pipeline,
+//! folders every rank agrees on, a communicator of the first ranks, a tensor's bits, two
+//! trainers' states compared bit for bit.
 //!
 //! Not a test itself; `mod gpt_ckpt_common;` in each test file.
 #![allow(dead_code)] // each test file uses part of it
 
 use ch09::gpt::GptConfig;
+use ch09::gpt_ckpt_state::Checkpointed;
 use ch09::grid::Grid;
 use ch09::params::BlockConfig;
+use ch09::pipeline::PipeTrainer;
 use ch09::train::GridTrainer;
 use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::*;
@@ -34,6 +37,36 @@ pub fn cfg(vocab: usize, dp: usize) -> GptConfig {
 /// A trainer at `dp x tp` on `comm`, from seed `seed`.
 pub fn trainer<'g>(grid: &'g Grid, vocab: usize, seed: i64) -> Result<GridTrainer<'g>, String> {
     GridTrainer::new(grid, cfg(vocab, grid.layout.dp), Kind::Double, seed, LR)
+}
+
+/// A trainer of this rank's stage at `dp x tp x pp` on `grid`, from seed `seed`, GPipe
+/// over `micro` micro-batches.
+pub fn pipe_trainer<'g>(
+    grid: &'g Grid,
+    vocab: usize,
+    seed: i64,
+    micro: usize,
+) -> Result<PipeTrainer<'g>, String> {
+    let c = cfg(vocab, grid.layout.dp);
+    PipeTrainer::new(grid, c, micro, Kind::Double, seed, LR)
+}
+
+/// The first of `a`'s tensors (parameters, m, v) that is not bit for bit `b`'s, named;
+/// or Adam's step counts that differ.
+pub fn same_state(what: &str, a: &impl Checkpointed, b: &impl Checkpointed) -> Result<(), String> {
+    let (oa, ob) = (a.optimizer(), b.optimizer());
+    for (i, ((name, x), (_, y))) in a.named().into_iter().zip(b.named()).enumerate() {
+        let pairs = [(x, y), (&oa.m[i], &ob.m[i]), (&oa.v[i], &ob.v[i])];
+        for (which, (x, y)) in ["", "Adam's m of ", "Adam's v of "].iter().zip(pairs) {
+            if bits(x) != bits(y) {
+                return Err(format!("{what}: {which}{name} differs"));
+            }
+        }
+    }
+    match oa.t == ob.t {
+        true => Ok(()),
+        false => Err(format!("{what}: Adam at step {} vs {}", ob.t, oa.t)),
+    }
 }
 
 /// A fresh folder, the same on every rank of `comm`.
