@@ -4,6 +4,16 @@
 /// (page, figure as the prose writes it, why it is not a measurement).
 pub const NOT_MEASURED: &[(&str, &str, &str)] = &[
     (
+        "ch10-troubleshooting/checklist.md",
+        "20 s",
+        "the default of WORKBOOK_CASE_TIMEOUT",
+    ),
+    (
+        "ch10-troubleshooting/checklist.md",
+        "300 s",
+        "the default of WORKBOOK_JOB_TIMEOUT",
+    ),
+    (
         "ch00-toolkit/harness.md",
         "10 s",
         "the margin a test body's budget keeps before the job deadline (watchdog::body_limit)",
