@@ -71,6 +71,7 @@ pub mod perfetto;
 pub mod plot;
 pub mod rank_exits;
 pub mod report;
+mod rule_setting;
 pub mod session;
 pub mod slow_links;
 pub mod split;

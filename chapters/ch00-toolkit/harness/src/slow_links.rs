@@ -35,8 +35,7 @@
 //! one line naming the setting, the rule and the fix. Try:
 //! `WORKBOOK_SLOW_LINK='0-1:delay=2ms' cargo test -q -p toolkit --test slow_links`.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{OnceLock, RwLock};
+use crate::rule_setting::RuleSetting;
 use std::time::Duration;
 
 /// The setting's name.
@@ -196,67 +195,42 @@ pub fn check_ranks(rules: &[SlowLink], world_size: i32) -> Result<(), String> {
     }
 }
 
-static RULES: RwLock<Vec<SlowLink>> = RwLock::new(Vec::new());
-/// True while some rule is in force: a send with none costs this one load.
-static ANY: AtomicBool = AtomicBool::new(false);
-/// A lab's own rule for when the setting is unset, from the world's size.
-static DEFAULT: OnceLock<fn(i32) -> String> = OnceLock::new();
+static RULES: RuleSetting<SlowLink> = RuleSetting::new(SETTING);
 
 /// Gives the rule to use when the setting is unset (a lab's own slow link), as a function
 /// of the world's size. Call it before `toolkit::init`.
 pub fn default_rule(rule: fn(i32) -> String) {
-    let _ = DEFAULT.set(rule);
+    RULES.default_rule(rule);
 }
 
 /// True when the rules came from the setting, false when from [`default_rule`] or none.
 pub fn from_setting() -> bool {
-    std::env::var_os(SETTING).is_some()
+    RULES.is_set()
 }
 
 /// Replaces the rules in force. Every rank must call it with the same rules, at a point
 /// where none of its messages is in flight (e.g. after a barrier).
 pub fn set(rules: Vec<SlowLink>) {
-    let mut held = RULES.write().unwrap_or_else(|e| e.into_inner());
-    ANY.store(!rules.is_empty(), Ordering::SeqCst);
-    *held = rules;
+    RULES.set(rules);
 }
 
 /// The rules in force.
 pub fn rules() -> Vec<SlowLink> {
-    RULES.read().unwrap_or_else(|e| e.into_inner()).clone()
-}
-
-/// Every rank says the same line; rank 0 prints it; all stop.
-fn refuse(why: &str) -> ! {
-    if crate::job::world_rank().unwrap_or(0) == 0 {
-        crate::job::say(why);
-    }
-    crate::job::abort_job(2)
+    RULES.rules()
 }
 
 /// Reads the setting (or the lab's default) and checks it against the world's size:
 /// called once MPI has started, before any communication. A bad rule ends the job.
 pub(crate) fn check_at_start(world_size: i32) {
-    let text = match std::env::var(SETTING) {
-        Ok(text) => text,
-        Err(_) => match DEFAULT.get() {
-            Some(rule) => rule(world_size),
-            None => return,
-        },
-    };
-    match parse(&text).and_then(|r| check_ranks(&r, world_size).map(|_| r)) {
-        Ok(rules) => set(rules),
-        Err(why) => refuse(&why),
-    }
+    RULES.check_at_start(world_size, parse, check_ranks);
 }
 
 /// Waits what the rules add to a message of `bytes` bytes from this rank to `dest` of
 /// `comm`. Costs one load when no rule is set.
 pub(crate) fn wait_before_send(dest: i32, bytes: i64, comm: mpi::ffi::MPI_Comm) {
-    if !ANY.load(Ordering::Relaxed) || dest < 0 {
+    let Some(rules) = RULES.in_force().filter(|_| dest >= 0) else {
         return;
-    }
-    let rules = RULES.read().unwrap_or_else(|e| e.into_inner());
+    };
     let (Some(me), Some(dest)) = (crate::job::world_rank(), world_rank_of(dest, comm)) else {
         return;
     };
@@ -265,6 +239,7 @@ pub(crate) fn wait_before_send(dest: i32, bytes: i64, comm: mpi::ffi::MPI_Comm) 
         .filter(|r| r.carries(me, dest))
         .map(|r| r.extra(bytes.max(0) as usize))
         .sum();
+    drop(rules);
     if !wait.is_zero() {
         std::thread::sleep(wait);
     }

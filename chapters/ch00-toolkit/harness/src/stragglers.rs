@@ -25,8 +25,7 @@
 //! line naming the setting, the rule and the fix. Try:
 //! `WORKBOOK_STRAGGLER='1:delay=3ms' cargo test -q -p toolkit --test stragglers`.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{OnceLock, RwLock};
+use crate::rule_setting::RuleSetting;
 use std::time::Duration;
 
 /// The setting's name.
@@ -91,67 +90,42 @@ pub fn check_ranks(rules: &[Straggler], world_size: i32) -> Result<(), String> {
     }
 }
 
-static RULES: RwLock<Vec<Straggler>> = RwLock::new(Vec::new());
-/// True while some rule is in force: a collective with none costs this one load.
-static ANY: AtomicBool = AtomicBool::new(false);
-/// A lab's own rule for when the setting is unset, from the world's size.
-static DEFAULT: OnceLock<fn(i32) -> String> = OnceLock::new();
+static RULES: RuleSetting<Straggler> = RuleSetting::new(SETTING);
 
 /// Gives the rule to use when the setting is unset (a lab's own straggler), as a function
 /// of the world's size. Call it before `toolkit::init`.
 pub fn default_rule(rule: fn(i32) -> String) {
-    let _ = DEFAULT.set(rule);
+    RULES.default_rule(rule);
 }
 
 /// True when the rules came from the setting, false when from [`default_rule`] or none.
 pub fn from_setting() -> bool {
-    std::env::var_os(SETTING).is_some()
+    RULES.is_set()
 }
 
 /// Replaces the rules in force. Every rank must call it with the same rules, between two
 /// collectives (a rule changed while one rank is in a collective changes nothing there).
 pub fn set(rules: Vec<Straggler>) {
-    let mut held = RULES.write().unwrap_or_else(|e| e.into_inner());
-    ANY.store(!rules.is_empty(), Ordering::SeqCst);
-    *held = rules;
+    RULES.set(rules);
 }
 
 /// The rules in force.
 pub fn rules() -> Vec<Straggler> {
-    RULES.read().unwrap_or_else(|e| e.into_inner()).clone()
+    RULES.rules()
 }
 
 /// Reads the setting (or the lab's default) and checks it against the world's size:
 /// called once MPI has started, before any communication. A bad rule ends the job.
 pub(crate) fn check_at_start(world_size: i32) {
-    let text = match std::env::var(SETTING) {
-        Ok(text) => text,
-        Err(_) => match DEFAULT.get() {
-            Some(rule) => rule(world_size),
-            None => return,
-        },
-    };
-    match parse(&text).and_then(|r| check_ranks(&r, world_size).map(|_| r)) {
-        Ok(rules) => set(rules),
-        Err(why) => {
-            if crate::job::world_rank().unwrap_or(0) == 0 {
-                crate::job::say(&why);
-            }
-            crate::job::abort_job(2)
-        }
-    }
+    RULES.check_at_start(world_size, parse, check_ranks);
 }
 
 /// Waits what the rules give this rank before a collective. Costs one load when no rule
 /// is set.
 pub(crate) fn wait_before_collective() {
-    if !ANY.load(Ordering::Relaxed) {
-        return;
-    }
-    let Some(me) = crate::job::world_rank() else {
+    let (Some(rules), Some(me)) = (RULES.in_force(), crate::job::world_rank()) else {
         return;
     };
-    let rules = RULES.read().unwrap_or_else(|e| e.into_inner());
     let wait: Duration = rules.iter().filter(|r| r.rank == me).map(|r| r.delay).sum();
     drop(rules);
     if !wait.is_zero() {
