@@ -37,44 +37,30 @@ pub trait Checkpointed {
     }
 }
 
-impl Checkpointed for GridTrainer<'_> {
-    fn grid(&self) -> &Grid {
-        self.grid
-    }
-    fn tp(&self) -> &Tp<'_> {
-        &self.tp
-    }
-    fn cfg(&self) -> &GptConfig {
-        &self.cfg
-    }
-    fn named(&self) -> Vec<(String, &Tensor)> {
-        self.params.named()
-    }
-    fn optimizer(&self) -> &Optimizer {
-        &self.opt
-    }
-    fn optimizer_mut(&mut self) -> &mut Optimizer {
-        &mut self.opt
-    }
+/// Both trainers hold their grid, TP group, model, shard and optimizer in fields of the
+/// same names: one body of accessors for each.
+macro_rules! checkpointed {
+    ($($trainer:ident),*) => {$(
+        impl Checkpointed for $trainer<'_> {
+            fn grid(&self) -> &Grid {
+                self.grid
+            }
+            fn tp(&self) -> &Tp<'_> {
+                &self.tp
+            }
+            fn cfg(&self) -> &GptConfig {
+                &self.cfg
+            }
+            fn named(&self) -> Vec<(String, &Tensor)> {
+                self.params.named()
+            }
+            fn optimizer(&self) -> &Optimizer {
+                &self.opt
+            }
+            fn optimizer_mut(&mut self) -> &mut Optimizer {
+                &mut self.opt
+            }
+        }
+    )*};
 }
-
-impl Checkpointed for PipeTrainer<'_> {
-    fn grid(&self) -> &Grid {
-        self.grid
-    }
-    fn tp(&self) -> &Tp<'_> {
-        &self.tp
-    }
-    fn cfg(&self) -> &GptConfig {
-        &self.cfg
-    }
-    fn named(&self) -> Vec<(String, &Tensor)> {
-        self.params.named()
-    }
-    fn optimizer(&self) -> &Optimizer {
-        &self.opt
-    }
-    fn optimizer_mut(&mut self) -> &mut Optimizer {
-        &mut self.opt
-    }
-}
+checkpointed!(GridTrainer, PipeTrainer);
