@@ -13,9 +13,14 @@ enum State {
     Collective,
     Finished,
     Computing,
+    /// Past the case deadline, yet its blocking calls still begin and end (`SLOW?`).
+    Moving,
 }
 
 fn state_of(line: &str) -> Option<State> {
+    if line.contains("SLOW?") {
+        return Some(State::Moving);
+    }
     // The head line of a rank with several blocked threads: its threads' lines follow.
     if line.ends_with("threads in blocking calls:") {
         return None;
@@ -39,6 +44,11 @@ fn state_of(line: &str) -> Option<State> {
     })
 }
 
+/// Still at work: moving through MPI calls, computing, or finished and waiting.
+fn slow_or_busy(state: State) -> bool {
+    matches!(state, State::Moving | State::Computing | State::Finished)
+}
+
 /// The collective a line names (`MPI_Bcast`), for "ranks in different collectives".
 fn collective_of(line: &str) -> Option<&str> {
     let call = line.split("blocked in ").nth(1)?;
@@ -57,7 +67,12 @@ pub fn deadlock_hint(lines: &[&str]) -> Option<String> {
     }
     let all = |s: State| reports.iter().all(|(_, r)| *r == s);
     let any = |s: State| reports.iter().any(|(_, r)| *r == s);
-    let hint = if all(State::Sending) {
+    let hint = if any(State::Moving) && reports.iter().all(|(_, r)| slow_or_busy(*r)) {
+        "every rank is still working: the case is slow, not stuck. Count the messages it \
+         sends (one per element, or chunks of 1, make thousands of waits); with more ranks \
+         than cores, the ranks share them (and MPICH's waiting ranks spin). Time one case \
+         alone; if it is merely slow, raise WORKBOOK_CASE_TIMEOUT."
+    } else if all(State::Sending) {
         "every rank is sending and none is receiving: a large message is sent only when its \
          receive starts. Let even ranks send first and odd ranks receive first, or use \
          send_receive, or non-blocking calls."
@@ -130,6 +145,19 @@ mod tests {
         ];
         let hint = deadlock_hint(&lines).unwrap();
         assert!(hint.contains("never called it"), "{hint}");
+    }
+
+    #[test]
+    fn a_slow_case_is_not_called_a_cycle() {
+        let lines = [
+            "rank 0: SLOW? `x` not finished after 20 s, yet not stuck: it still enters MPI calls; now in MPI_Wait(one non-blocking request) for 0.1 s",
+            "rank 1: SLOW? `x` not finished after 20 s, yet not stuck: it still enters MPI calls; now in MPI_Wait(one non-blocking request) for 0.0 s",
+        ];
+        let hint = deadlock_hint(&lines).unwrap();
+        assert!(hint.contains("slow, not stuck"), "{hint}");
+        let stuck = "rank 2: DEADLOCK? `x` not finished after 20 s; blocked in MPI_Recv(source=0 tag=1) for 20.0 s";
+        let hint = deadlock_hint(&[lines[0], stuck]).unwrap();
+        assert!(!hint.contains("slow, not stuck"), "{hint}");
     }
 
     #[test]

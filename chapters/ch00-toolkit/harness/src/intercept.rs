@@ -48,6 +48,10 @@ static RECORDING: AtomicBool = AtomicBool::new(true);
 /// A coarse clock: the watchdog adds one every [`TICK`]. Reading it costs a load, where
 /// reading the system clock on every MPI call cost 20% of a ping-pong's latency.
 static TICKS: AtomicU64 = AtomicU64::new(0);
+/// The [`TICKS`] count when a thread of this process last entered a blocking call
+/// (`u64::MAX`: none yet). A case past its deadline whose ranks still enter calls is slow,
+/// not stuck.
+static LAST_ENTERED: AtomicU64 = AtomicU64::new(u64::MAX);
 /// How often the watchdog advances [`TICKS`].
 pub const TICK: Duration = Duration::from_millis(50);
 
@@ -112,6 +116,14 @@ pub fn longest_wait() -> Option<Duration> {
     waits.max()
 }
 
+/// How long ago a thread of this process last entered a blocking MPI call (to the
+/// [`TICK`]), if one ever did.
+pub fn since_last_call() -> Option<Duration> {
+    let last = LAST_ENTERED.load(Ordering::Relaxed);
+    let now = TICKS.load(Ordering::Relaxed);
+    (last != u64::MAX).then(|| TICK * now.saturating_sub(last) as u32)
+}
+
 /// The calling thread's own call in progress (the MPI error handler names it).
 pub fn my_call() -> Option<Call> {
     MINE.with(|r| r.0.call())
@@ -154,8 +166,9 @@ pub(crate) fn enter<R>(
         }
         slot.kind
             .store(kind as *const Kind as *mut Kind, Ordering::Relaxed);
-        slot.since_tick
-            .store(TICKS.load(Ordering::Relaxed), Ordering::Relaxed);
+        let now = TICKS.load(Ordering::Relaxed);
+        slot.since_tick.store(now, Ordering::Relaxed);
+        LAST_ENTERED.store(now, Ordering::Relaxed);
         slot.active.store(true, Ordering::Release);
     });
     let result = f();

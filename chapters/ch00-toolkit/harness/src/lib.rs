@@ -9,7 +9,7 @@
 //! - [`launch`]: run a program under a launcher with a deadline; [`launcher`]: which one
 //!   `$MPIRUN` is (Open MPI, MPICH/Hydra, Slurm srun) and its flags; [`outcome`]: each
 //!   rank's output; [`rank_exits`]: which rank ended first; [`session`]: ending every
-//!   rank for sure.
+//!   rank for sure; [`cores`]: the jobs of one test binary share the machine's cores.
 //! - [`spmd`]: fail fast: a panic on one rank aborts the whole job with `rank R: ...`.
 //! - [`lockstep`]: proptest on every rank at once, verdicts agreed by an allreduce.
 //! - [`watchdog`] + [`intercept`]: a hung case is named with the MPI call each thread of
@@ -48,6 +48,7 @@
 pub mod arrivals;
 pub mod bench;
 pub mod compare;
+pub mod cores;
 pub mod declare;
 pub mod diagnose;
 pub mod diagram;

@@ -111,6 +111,7 @@ fn launch(test_name: &str, n: u32, env: &[(&str, &str)]) -> Outcome {
     for (k, v) in env {
         job = job.env(k, *v);
     }
+    let _cores = crate::cores::take(n);
     job.run().unwrap_or_else(|e| panic!("{e}"))
 }
 

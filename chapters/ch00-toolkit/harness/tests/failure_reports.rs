@@ -229,3 +229,49 @@ fn the_watchdog_names_each_threads_blocked_call() {
         &learner_view(&out),
     );
 }
+
+/// A case that is slow, not stuck: thousands of tiny messages (a message per element)
+/// pass the deadline while every call still returns.
+#[test]
+#[ignore = "planted fault: started by a_slow_case_is_told_from_a_stuck_one"]
+fn planted_message_per_element() {
+    run_body("planted_message_per_element", |world| {
+        let (rank, size) = (world.rank(), world.size());
+        let right = world.process_at_rank((rank + 1) % size);
+        let left = world.process_at_rank((rank + size - 1) % size);
+        property(world, "shift one element at a time")
+            .cases(1)
+            .check(Just(u64::MAX), |&n| {
+                let (mut sent, mut got) = (0u64, 0u64);
+                for x in 0..n {
+                    // 10 ms a message: as slow as a tiny message on a link with 10 ms of latency.
+                    std::thread::sleep(Duration::from_millis(10));
+                    let _ = mpi::point_to_point::send_receive_into(&x, &right, &mut got, &left);
+                    sent += 1;
+                }
+                exact("messages", &[sent], &[n])
+            })
+    });
+}
+
+#[test]
+fn a_slow_case_is_told_from_a_stuck_one() {
+    let out = launch_self(
+        "planted_message_per_element",
+        2,
+        &[("WORKBOOK_CASE_TIMEOUT", "3")],
+    );
+    let text = assert_failed_within(&out, Duration::from_secs(15));
+    let view = learner_view(&out);
+    assert!(
+        view.contains("SLOW? `shift one element at a time case 1"),
+        "{view}\n{text}"
+    );
+    assert!(!view.contains("DEADLOCK?"), "{view}");
+    assert!(view.contains("the case is slow, not stuck"), "{view}");
+    keep_for_the_book(
+        "failure_reports",
+        "a_slow_case_is_told_from_a_stuck_one",
+        &view,
+    );
+}
