@@ -4,6 +4,11 @@
 /// (page, figure as the prose writes it, why it is not a measurement).
 pub const NOT_MEASURED: &[(&str, &str, &str)] = &[
     (
+        "ch00-toolkit/harness.md",
+        "10 ms",
+        "the pause the planted slow case makes before each message (failure_reports.rs)",
+    ),
+    (
         "ch10-troubleshooting/checklist.md",
         "20 s",
         "the default of WORKBOOK_CASE_TIMEOUT",

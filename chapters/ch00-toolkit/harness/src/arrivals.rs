@@ -29,6 +29,7 @@
 //! if let Some(m) = toolkit::arrivals::gather(&world, &mine) { /* rank 0: m.at[k][r] */ }
 //! ```
 
+use crate::intercept::Kind;
 use mpi::traits::*;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -114,14 +115,23 @@ pub fn gather<C: Communicator>(comm: &C, mine: &[Arrival]) -> Option<ArrivalMatr
 }
 
 /// The collective wrappers call this before the library: a straggler's wait
-/// ([`crate::stragglers`]), then the arrival, noted while recording.
+/// ([`crate::stragglers`]), then the arrival, noted while recording, and the call in the
+/// flight recorder ([`crate::flight`]): `kind` and its `fields`, as the recorder of blocked
+/// calls notes them.
 // ANCHOR: arrive
-pub(crate) fn arrive(name: &'static str, bytes: i64, comm: mpi::ffi::MPI_Comm) {
+pub(crate) fn arrive(
+    kind: &'static Kind,
+    fields: impl FnOnce() -> [i64; 4],
+    bytes: i64,
+    comm: mpi::ffi::MPI_Comm,
+) {
     crate::stragglers::wait_before_collective();
     if RECORDING.load(Ordering::Relaxed) && spans_world(comm) {
         let at = now();
+        let name = kind.name;
         LOG.with(|log| log.borrow_mut().push(Arrival { name, bytes, at }));
     }
+    crate::flight::note(kind, fields, comm);
 }
 // ANCHOR_END: arrive
 
@@ -141,10 +151,15 @@ pub unsafe extern "C" fn MPI_Iallreduce(
     c: mpi::ffi::MPI_Comm,
     r: *mut mpi::ffi::MPI_Request,
 ) -> std::os::raw::c_int {
+    static KIND: Kind = Kind {
+        name: "MPI_Iallreduce",
+        describe: |f| format!("{} bytes", f[0]),
+    };
     let mut size = 0;
     // SAFETY: a valid datatype handle from the caller; `size` is ours.
     unsafe { mpi::ffi::PMPI_Type_size(t, &mut size) };
-    arrive("MPI_Iallreduce", i64::from(n) * i64::from(size), c);
+    let bytes = i64::from(n) * i64::from(size);
+    arrive(&KIND, || [bytes, 0, 0, 0], bytes, c);
     // SAFETY: the caller's arguments, passed on unchanged to the library.
     unsafe { mpi::ffi::PMPI_Iallreduce(sb, rb, n, t, op, c, r) }
 }

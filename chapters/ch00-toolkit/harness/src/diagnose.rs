@@ -2,7 +2,8 @@
 //!
 //! Each rank's watchdog knows only its own rank. The launcher sees every rank's line, so
 //! it can say what the picture means: every rank in a send, every rank in a receive, ranks
-//! in different collectives... [`deadlock_hint`] turns the lines into one hint.
+//! in different collectives... [`deadlock_hint`] turns the lines into one hint, after the
+//! first collective the ranks disagree on when their flight lines show one.
 
 /// What one rank was doing when its deadline passed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,7 +57,8 @@ fn collective_of(line: &str) -> Option<&str> {
 }
 
 /// One hint for a set of watchdog lines (one or more per rank), or `None` when there is
-/// no watchdog report among them.
+/// no watchdog report among them; headed, when the ranks' flight lines show where they
+/// parted, by a `desync:` line ([`crate::desync`]).
 pub fn deadlock_hint(lines: &[&str]) -> Option<String> {
     let reports: Vec<(&str, State)> = lines
         .iter()
@@ -110,7 +112,10 @@ pub fn deadlock_hint(lines: &[&str]) -> Option<String> {
         "the ranks wait for each other in a cycle: write down who sends to whom and who \
          receives from whom in this case, and find the pair that never matches."
     };
-    Some(format!("hint: {hint}"))
+    match crate::desync::first_mismatch(lines) {
+        Some(desync) => Some(format!("desync: {desync}\nhint: {hint}")),
+        None => Some(format!("hint: {hint}")),
+    }
 }
 
 #[cfg(test)]

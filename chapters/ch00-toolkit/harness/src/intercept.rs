@@ -95,6 +95,11 @@ pub fn set_recording(on: bool) {
     RECORDING.store(on, Ordering::Relaxed);
 }
 
+/// Whether the recorder is on (the flight recorder, [`crate::flight`], follows it).
+pub(crate) fn is_recording() -> bool {
+    RECORDING.load(Ordering::Relaxed)
+}
+
 /// Every thread's blocking MPI call in progress, as text; empty when none is.
 pub fn blocked_calls() -> Vec<Call> {
     let slots = SLOTS.lock().unwrap_or_else(|e| e.into_inner()).clone();
@@ -180,6 +185,7 @@ pub(crate) fn enter<R>(
 pub(crate) fn keep_linked() {
     crate::wrappers::keep_linked();
     crate::arrivals::keep_linked();
+    crate::flight::keep_linked();
     RECORDING.store(
         workbook_settings::settings::record_calls(),
         Ordering::Relaxed,

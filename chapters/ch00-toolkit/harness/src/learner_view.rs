@@ -30,7 +30,8 @@ pub fn learner_view(out: &Outcome) -> String {
     }
     let lines: Vec<&str> = said.iter().map(|l| l.text.as_str()).collect();
     if let Some(hint) = crate::diagnose::deadlock_hint(&lines) {
-        text.push_str(&format!("  {hint}\n"));
+        hint.lines()
+            .for_each(|l| text.push_str(&format!("  {l}\n")));
     }
     let passed = |t: &str| t.contains(RAN) && t.trim_end().ends_with(": ok");
     let passed_then_failed = !out.success() && said.iter().any(|l| passed(&l.text));

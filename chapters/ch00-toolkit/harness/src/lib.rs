@@ -13,7 +13,9 @@
 //! - [`spmd`]: fail fast: a panic on one rank aborts the whole job with `rank R: ...`.
 //! - [`lockstep`]: proptest on every rank at once, verdicts agreed by an allreduce.
 //! - [`watchdog`] + [`intercept`]: a hung case is named with the MPI call each thread of
-//!   each rank is in; [`diagnose`] reads the reports of all ranks and says what it sees.
+//!   each rank is in; [`flight`]: each rank's last collectives, numbered per communicator;
+//!   [`diagnose`] reads the reports of all ranks and says what it sees (the first
+//!   collective the ranks disagree on, among others).
 //! - [`faults`]: `WORKBOOK_FAULT` plants a learner's mistake (a skipped broadcast, a
 //!   wrong tag) in an unchanged program, so a check is tried on the very test it guards;
 //!   [`slow_links`]: `WORKBOOK_SLOW_LINK` makes the messages between two ranks late and
@@ -50,11 +52,13 @@ pub mod bench;
 pub mod compare;
 pub mod cores;
 pub mod declare;
+pub mod desync;
 pub mod diagnose;
 pub mod diagram;
 pub mod elem;
 pub mod errors;
 pub mod faults;
+pub mod flight;
 pub mod gate;
 pub mod idle;
 pub mod intercept;

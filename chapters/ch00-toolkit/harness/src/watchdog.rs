@@ -8,7 +8,8 @@
 //!   deadline less a margin: an endless loop is named before the launcher kills the job).
 //!
 //! Then it prints, for this rank, what it guards and the blocking MPI call each thread of
-//! the rank is in (recorded by [`crate::intercept`]), waits a moment so that the other
+//! the rank is in (recorded by [`crate::intercept`]), its last collectives (the flight
+//! recorder, [`crate::flight`], unless the case is only slow), waits a moment so that the other
 //! ranks (whose deadlines pass at about the same time) print theirs, then ends its process.
 //! The watchdog never calls MPI itself (under `MPI_THREAD_FUNNELED` only the main thread
 //! may): its process ends with `_exit`, and the launcher, seeing a rank end without
@@ -144,11 +145,24 @@ fn watch() {
         };
         if let Some(lines) = report {
             lines.iter().for_each(|l| say(l));
+            say_flight(&lines);
             // Let the other ranks, whose deadlines pass at the same moment, print theirs.
             std::thread::sleep(Duration::from_millis(1500));
             abort_job(124);
         }
     }
+}
+
+/// After a report of a stuck rank (not a slow one), its last collectives
+/// ([`crate::flight`]): the launcher compares them across the ranks.
+fn say_flight(report: &[String]) {
+    if report.iter().any(|l| l.contains("SLOW?")) {
+        return;
+    }
+    let rank = world_rank().unwrap_or(-1);
+    crate::flight::report_lines(rank)
+        .iter()
+        .for_each(|l| say(l));
 }
 
 /// The report on the guarded body, if it is stuck: one of its threads has waited in one
@@ -176,6 +190,9 @@ fn body_report() -> Option<Vec<String>> {
                  others",
                 b.label
             ));
+            crate::flight::report_lines(rank)
+                .iter()
+                .for_each(|l| say(l));
         }
         return None;
     }

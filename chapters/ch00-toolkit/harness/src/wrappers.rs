@@ -8,7 +8,8 @@
 //! it on; the collectives that move data (`; tally`) feed the tally ([`crate::tally`]).
 //! The sends (`; slow`) wait first when they go over a slow link ([`crate::slow_links`]);
 //! the collectives (`; arrive`) wait when this rank is a straggler
-//! ([`crate::stragglers`]), then note their arrival ([`crate::arrivals`]).
+//! ([`crate::stragglers`]), then note their arrival ([`crate::arrivals`]) and their place
+//! in the flight recorder ([`crate::flight`]).
 #![allow(non_snake_case)]
 
 use crate::intercept::{enter, Kind};
@@ -82,7 +83,6 @@ macro_rules! wrap {
             $(crate::slow_links::wait_before_send($dest, $sbytes, $comm);)?
             $(if crate::trace::is_on() $trace)?
             $(crate::tally::note(stringify!($name), $tally);)?
-            $(crate::arrivals::arrive(stringify!($name), $abytes, $acomm);)?
             static KIND: Kind = Kind { name: stringify!($name), describe: $describe };
             let fields = || {
                 let mut f = [0i64; 4];
@@ -91,6 +91,7 @@ macro_rules! wrap {
                 }
                 f
             };
+            $(crate::arrivals::arrive(&KIND, fields, $abytes, $acomm);)?
             // SAFETY: the caller's arguments, passed on unchanged to the library.
             enter(&KIND, fields, || unsafe { ffi::$pname($($arg),*) })
         }
