@@ -63,6 +63,7 @@ impl CallKind {
     }
 }
 
+// ANCHOR: fingerprint
 /// What one rank is about to call: the `seq`-th collective on this communicator
 /// (counted from 0), which one, its root (-1 when the call has none) and its bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -76,6 +77,7 @@ pub struct Fingerprint {
 /// The number of integers of a fingerprint as [`Fingerprint::to_words`] writes it: the
 /// same on every rank, so the allgather that compares them always matches.
 pub const WORDS: usize = 4;
+// ANCHOR_END: fingerprint
 
 impl Fingerprint {
     /// The call without its place: `MPI_Bcast(root 0, 4194304 bytes)`,
@@ -128,6 +130,7 @@ impl fmt::Display for Fingerprint {
     }
 }
 
+// ANCHOR: mismatch
 /// The ranks of one collective that are about to call something else than the others.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Mismatch {
@@ -138,6 +141,7 @@ pub struct Mismatch {
     /// Every other rank, in rank order, with its own fingerprint.
     pub odd: Vec<(usize, Fingerprint)>,
 }
+// ANCHOR_END: mismatch
 
 /// Ranks as text, consecutive ones as a range: `rank 3`, `ranks 0-2, 5`.
 pub fn ranks_text(ranks: &[usize]) -> String {
