@@ -191,3 +191,78 @@ fn waiting_charged_as_the_skew_makes_the_straggler_wait_too() {
                 minus its own, summed)";
     assert_eq!(err, Err(says.to_string()));
 }
+
+// Part 2: a desync check (ex 10.6).
+
+use ch10::desync::{Fingerprint, Mismatch};
+use common::desync::{check_odd_ranks, one_broadcast};
+
+/// The verdict when `expected` is the reference: the ranks `same` as it agree.
+fn split_by(
+    all: &[Fingerprint],
+    expected: Fingerprint,
+    same: fn(&Fingerprint, &Fingerprint) -> bool,
+) -> Option<Mismatch> {
+    let (agree, odd): (Vec<_>, Vec<_>) = all
+        .iter()
+        .copied()
+        .enumerate()
+        .partition(|(_, f)| same(f, &expected));
+    (!odd.is_empty()).then(|| Mismatch {
+        expected,
+        agree: agree.into_iter().map(|(r, _)| r).collect(),
+        odd,
+    })
+}
+
+// ANCHOR: rank_0_reference
+/// Mistake 7: every rank compared with RANK 0's fingerprint, not the most common one.
+fn odd_ranks_against_rank_0(all: &[Fingerprint]) -> Option<Mismatch> {
+    split_by(all, *all.first()?, |a, b| a == b)
+}
+// ANCHOR_END: rank_0_reference
+
+#[test]
+fn a_check_against_rank_0_blames_every_other_rank_when_rank_0_is_odd() {
+    assert_eq!(
+        check_odd_ranks(odd_ranks_against_rank_0, &one_broadcast(4, 3)),
+        Ok(())
+    );
+    let err = check_odd_ranks(odd_ranks_against_rank_0, &one_broadcast(4, 0));
+    let says = "4 ranks: your odd_ranks says [collective #17 on this communicator: ranks 1-3 \
+                call MPI_Allreduce(4194304 bytes); rank 0 calls MPI_Bcast(root 0, 4194304 \
+                bytes)], expected [collective #17 on this communicator: rank 0 calls \
+                MPI_Bcast(root 0, 4194304 bytes); ranks 1-3 call MPI_Allreduce(4194304 bytes)]";
+    assert_eq!(err, Err(says.to_string()));
+}
+
+// ANCHOR: no_root
+/// Mistake 8: fingerprints compared by their place, call and bytes: the ROOT left out.
+fn odd_ranks_without_the_root(all: &[Fingerprint]) -> Option<Mismatch> {
+    let same =
+        |a: &Fingerprint, b: &Fingerprint| (a.seq, a.call, a.bytes) == (b.seq, b.call, b.bytes);
+    let count = |f: &Fingerprint| all.iter().filter(|g| same(f, g)).count();
+    // Of equal counts, `max_by_key` keeps the last: reversed, the lowest rank's.
+    let expected = *all.iter().rev().max_by_key(|f| count(f))?;
+    split_by(all, expected, same)
+}
+// ANCHOR_END: no_root
+
+#[test]
+fn a_check_without_the_root_misses_a_broadcast_from_another_root() {
+    // Another call is still found.
+    assert_eq!(
+        check_odd_ranks(odd_ranks_without_the_root, &one_broadcast(4, 3)),
+        Ok(())
+    );
+    // Rank 2 broadcasts 1 KiB from root 1; ranks 0, 1 and 3 from root 0.
+    let mut all = one_broadcast(4, 0);
+    all[0].bytes = 1024;
+    all = vec![all[0]; 4];
+    all[2].root = 1;
+    let err = check_odd_ranks(odd_ranks_without_the_root, &all);
+    let says = "4 ranks: your odd_ranks found no mismatch; expected: collective #17 on this \
+                communicator: rank 2 calls MPI_Bcast(root 1, 1024 bytes); ranks 0-1, 3 call \
+                MPI_Bcast(root 0, 1024 bytes)";
+    assert_eq!(err, Err(says.to_string()));
+}

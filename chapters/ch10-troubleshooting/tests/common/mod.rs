@@ -5,6 +5,7 @@
 //! Not a test itself; `mod common;` in each test file.
 #![allow(dead_code)] // each test file uses part of it
 
+pub mod desync;
 pub mod stragglers;
 
 use ch10::find::SlowLink;
