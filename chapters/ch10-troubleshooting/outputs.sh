@@ -2,7 +2,7 @@
 # Chapter 10's captures for the book beyond its labs' output at 8 ranks:
 #   the slow_link lab at NP=3 with a slow link given by WORKBOOK_SLOW_LINK, and a bad
 #   setting refused; the straggler lab at NP=3 with WORKBOOK_STRAGGLER, at NP=1, and two
-#   bad straggler settings refused.
+#   bad straggler settings refused; the desync lab's third run (a hang, named).
 # `make outputs CH=10` runs the lab, then this script from the repository root
 # (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.
 set -euo pipefail
@@ -23,4 +23,7 @@ book=book/src/ch10-troubleshooting
     echo "\$ WORKBOOK_STRAGGLER='$rule' make run CH=10 BIN=straggler SOLUTION=1";
     WORKBOOK_STRAGGLER=$rule $MAKE -s --no-print-directory run CH=10 BIN=straggler SOLUTION=1 2>&1 || true;
   done; } > $book/output/bad-straggler.txt
-echo "outputs: wrote $book/output/slow_link-np3.txt, bad-setting.txt, straggler-np3.txt, straggler-np1.txt, bad-straggler.txt"
+# Part 3: the skipped broadcast without the check: the watchdog and the flight recorder.
+{ echo "\$ make run CH=10 BIN=desync ARGS=--hang SOLUTION=1";
+  $MAKE -s --no-print-directory run CH=10 BIN=desync ARGS=--hang SOLUTION=1 2>&1 || true; } > $book/output/desync-hang.txt
+echo "outputs: wrote $book/output/slow_link-np3.txt, bad-setting.txt, straggler-np3.txt, straggler-np1.txt, bad-straggler.txt, desync-hang.txt"

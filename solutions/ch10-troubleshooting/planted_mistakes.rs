@@ -230,9 +230,9 @@ fn a_check_against_rank_0_blames_every_other_rank_when_rank_0_is_odd() {
     );
     let err = check_odd_ranks(odd_ranks_against_rank_0, &one_broadcast(4, 0));
     let says = "4 ranks: your odd_ranks says [collective #17 on this communicator: ranks 1-3 \
-                call MPI_Allreduce(4194304 bytes); rank 0 calls MPI_Bcast(root 0, 4194304 \
+                call MPI_Allreduce(4194304 bytes); rank 0 calls MPI_Bcast(root=0 4194304 \
                 bytes)], expected [collective #17 on this communicator: rank 0 calls \
-                MPI_Bcast(root 0, 4194304 bytes); ranks 1-3 call MPI_Allreduce(4194304 bytes)]";
+                MPI_Bcast(root=0 4194304 bytes); ranks 1-3 call MPI_Allreduce(4194304 bytes)]";
     assert_eq!(err, Err(says.to_string()));
 }
 
@@ -262,7 +262,7 @@ fn a_check_without_the_root_misses_a_broadcast_from_another_root() {
     all[2].root = 1;
     let err = check_odd_ranks(odd_ranks_without_the_root, &all);
     let says = "4 ranks: your odd_ranks found no mismatch; expected: collective #17 on this \
-                communicator: rank 2 calls MPI_Bcast(root 1, 1024 bytes); ranks 0-1, 3 call \
-                MPI_Bcast(root 0, 1024 bytes)";
+                communicator: rank 2 calls MPI_Bcast(root=1 1024 bytes); ranks 0-1, 3 call \
+                MPI_Bcast(root=0 1024 bytes)";
     assert_eq!(err, Err(says.to_string()));
 }

@@ -65,7 +65,7 @@ impl CallKind {
 
 // ANCHOR: fingerprint
 /// What one rank is about to call: the `seq`-th collective on this communicator
-/// (counted from 0), which one, its root (-1 when the call has none) and its bytes.
+/// (numbered from 1, as the harness's flight recorder numbers them), which one, its root (-1 when the call has none) and its bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Fingerprint {
     pub seq: u64,
@@ -80,13 +80,13 @@ pub const WORDS: usize = 4;
 // ANCHOR_END: fingerprint
 
 impl Fingerprint {
-    /// The call without its place: `MPI_Bcast(root 0, 4194304 bytes)`,
+    /// The call without its place: `MPI_Bcast(root=0 4194304 bytes)`,
     /// `MPI_Allreduce(4194304 bytes)` when the root is -1, `MPI_Barrier()` for a barrier
     /// with neither.
     pub fn call_text(&self) -> String {
         let name = self.call.name();
         match (self.root, self.bytes) {
-            (r, bytes) if r >= 0 => format!("{name}(root {r}, {bytes} bytes)"),
+            (r, bytes) if r >= 0 => format!("{name}(root={r} {bytes} bytes)"),
             (_, 0) if self.call == CallKind::Barrier => format!("{name}()"),
             (_, bytes) => format!("{name}({bytes} bytes)"),
         }
@@ -124,7 +124,7 @@ impl Fingerprint {
 }
 
 impl fmt::Display for Fingerprint {
-    /// `MPI_Bcast(root 0, 4194304 bytes) as collective #17`.
+    /// `MPI_Bcast(root=0 4194304 bytes) as collective #17`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} as collective #{}", self.call_text(), self.seq)
     }
@@ -143,28 +143,12 @@ pub struct Mismatch {
 }
 // ANCHOR_END: mismatch
 
-/// Ranks as text, consecutive ones as a range: `rank 3`, `ranks 0-2, 5`.
-pub fn ranks_text(ranks: &[usize]) -> String {
-    let mut runs: Vec<(usize, usize)> = vec![];
-    for &r in ranks {
-        match runs.last_mut() {
-            Some(run) if run.1 + 1 == r => run.1 = r,
-            _ => runs.push((r, r)),
-        }
-    }
-    let runs: Vec<String> = runs
-        .iter()
-        .map(|&(a, b)| match a == b {
-            true => a.to_string(),
-            false => format!("{a}-{b}"),
-        })
-        .collect();
-    let noun = if ranks.len() == 1 { "rank" } else { "ranks" };
-    format!("{noun} {}", runs.join(", "))
-}
+/// Ranks as text, consecutive ones as a range: `rank 3`, `ranks 0-2, 5` (the harness's
+/// words, which its desync line uses too).
+pub use toolkit::desync::ranks_text;
 
 impl fmt::Display for Mismatch {
-    /// `collective #17 on this communicator: rank 3 calls MPI_Bcast(root 0, 4194304
+    /// `collective #17 on this communicator: rank 3 calls MPI_Bcast(root=0 4194304
     /// bytes); ranks 0-2 call MPI_Allreduce(4194304 bytes)`: the odd ranks first, grouped
     /// by what they call (with its place when it is not the expected one), then the others.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -4,8 +4,9 @@
 //! `WORKBOOK_STRAGGLER`, found from the ranks' arrivals at each collective; and a desync
 //! check: every rank's fingerprint of the next collective compared before it is called.
 //!
-//! Run the labs with `make run CH=10` (`slow_link`, 8 ranks) and
-//! `make run CH=10 BIN=straggler` (8 ranks), your exercises with `make check CH=10`.
+//! Run the labs with `make run CH=10` (`slow_link`, 8 ranks),
+//! `make run CH=10 BIN=straggler` (8 ranks) and `make run CH=10 BIN=desync` (4 ranks),
+//! your exercises with `make check CH=10`.
 //!
 //! Given code (read it, use it):
 //! - [`matrix`]: every pair's ping-pong, small and large, fitted to chapter 1's

@@ -18,7 +18,7 @@ use toolkit::mpi_test;
 fn ex10_6_the_rank_that_broadcasts_while_the_others_allreduce_is_named() {
     let all = one_broadcast(4, 3);
     check_odd_ranks(odd_ranks, &all).unwrap();
-    let says = "collective #17 on this communicator: rank 3 calls MPI_Bcast(root 0, 4194304 \
+    let says = "collective #17 on this communicator: rank 3 calls MPI_Bcast(root=0 4194304 \
                 bytes); ranks 0-2 call MPI_Allreduce(4194304 bytes)";
     assert_eq!(odd_ranks(&all).map(|m| m.to_string()), Some(says.into()));
     // Rank 0 the odd one: the others are right, rank 0 is named.

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 /// Numbered calls: `(17, "MPI_Bcast(root=0 8 bytes)")`.
 type Calls = Vec<(u64, String)>;
 /// One rank's flight line: (its rank, the communicator, its numbered calls).
-type Flight = (u32, String, Calls);
+type Flight = (usize, String, Calls);
 
 /// Reads `rank 3: flight on WORLD: #15 MPI_Allreduce(8 bytes) | #16 MPI_Barrier()`.
 fn parse(line: &str) -> Option<Flight> {
@@ -31,32 +31,29 @@ fn parse(line: &str) -> Option<Flight> {
     ))
 }
 
-/// `0-2,5,7-8`: ranks in runs.
-pub fn rank_list(ranks: &[i32]) -> String {
+/// `0-2, 5, 7-8`: ranks in runs (two or more consecutive ranks as a range).
+pub fn rank_list(ranks: &[usize]) -> String {
     let mut sorted = ranks.to_vec();
     sorted.sort_unstable();
-    let mut parts: Vec<String> = vec![];
-    let mut i = 0;
-    while i < sorted.len() {
-        let mut j = i;
-        while j + 1 < sorted.len() && sorted[j + 1] == sorted[j] + 1 {
-            j += 1;
+    let mut runs: Vec<(usize, usize)> = vec![];
+    for r in sorted {
+        match runs.last_mut() {
+            Some(run) if run.1 + 1 == r => run.1 = r,
+            _ => runs.push((r, r)),
         }
-        parts.push(match j > i {
-            true => format!("{}-{}", sorted[i], sorted[j]),
-            false => sorted[i].to_string(),
-        });
-        i = j + 1;
     }
-    parts.join(",")
+    let text = |&(a, b): &(usize, usize)| match a == b {
+        true => a.to_string(),
+        false => format!("{a}-{b}"),
+    };
+    runs.iter().map(text).collect::<Vec<_>>().join(", ")
 }
 
-/// `rank 3` or `ranks 0-2`.
-fn who(ranks: &[u32]) -> String {
-    let ranks: Vec<i32> = ranks.iter().map(|&r| r as i32).collect();
+/// `rank 3` or `ranks 0-2, 5`.
+pub fn ranks_text(ranks: &[usize]) -> String {
     match ranks.len() {
         1 => format!("rank {}", ranks[0]),
-        _ => format!("ranks {}", rank_list(&ranks)),
+        _ => format!("ranks {}", rank_list(ranks)),
     }
 }
 
@@ -76,7 +73,7 @@ fn ordinal(n: u64) -> String {
 /// the others are in, from every rank's flight lines among `lines`; `None` when they agree
 /// (or there is only one rank's record).
 pub fn first_mismatch(lines: &[&str]) -> Option<String> {
-    let mut by_comm: BTreeMap<String, Vec<(u32, Calls)>> = BTreeMap::new();
+    let mut by_comm: BTreeMap<String, Vec<(usize, Calls)>> = BTreeMap::new();
     for (rank, comm, calls) in lines.iter().filter_map(|l| parse(l)) {
         by_comm.entry(comm).or_default().push((rank, calls));
     }
@@ -86,7 +83,7 @@ pub fn first_mismatch(lines: &[&str]) -> Option<String> {
     comms.iter().find_map(|(comm, ranks)| on_one(comm, ranks))
 }
 
-fn on_one(comm: &str, ranks: &[(u32, Calls)]) -> Option<String> {
+fn on_one(comm: &str, ranks: &[(usize, Calls)]) -> Option<String> {
     if ranks.len() < 2 {
         return None;
     }
@@ -98,7 +95,7 @@ fn on_one(comm: &str, ranks: &[(u32, Calls)]) -> Option<String> {
     seqs.dedup();
     for seq in seqs {
         // Which ranks called what as their `seq`-th collective here.
-        let mut groups: Vec<(&str, Vec<u32>)> = vec![];
+        let mut groups: Vec<(&str, Vec<usize>)> = vec![];
         for (rank, calls) in ranks {
             let Some((_, call)) = calls.iter().find(|c| c.0 == seq) else {
                 continue;
@@ -114,13 +111,13 @@ fn on_one(comm: &str, ranks: &[(u32, Calls)]) -> Option<String> {
             let (call, most) = &groups[0];
             let odd: Vec<String> = groups[1..]
                 .iter()
-                .map(|(c, r)| format!("{} called {c}", who(r)))
+                .map(|(c, r)| format!("{} called {c}", ranks_text(r)))
                 .collect();
             return Some(format!(
                 "{} as the {} collective on {comm}; {} called {call}",
                 odd.join(", and "),
                 ordinal(seq),
-                who(most)
+                ranks_text(most)
             ));
         }
     }
@@ -136,10 +133,10 @@ fn on_one(comm: &str, ranks: &[(u32, Calls)]) -> Option<String> {
     let (seq, call) = last(lowest);
     Some(format!(
         "{} entered the {} collective on {comm} ({}); {} never did (the last there: #{seq} {call})",
-        who(&there),
+        ranks_text(&there),
         ordinal(top),
         last(&ahead[0].1).1,
-        who(&late),
+        ranks_text(&late),
     ))
 }
 
@@ -166,13 +163,13 @@ mod tests {
     #[test]
     fn a_rank_that_never_arrived_is_named() {
         let lines = [
-            "rank 0: flight on ranks 0,2: #1 MPI_Barrier() | #2 MPI_Barrier()",
-            "rank 2: flight on ranks 0,2: #1 MPI_Barrier()",
+            "rank 0: flight on ranks 0, 2: #1 MPI_Barrier() | #2 MPI_Barrier()",
+            "rank 2: flight on ranks 0, 2: #1 MPI_Barrier()",
         ];
         let said = first_mismatch(&lines).unwrap();
         assert_eq!(
             said,
-            "rank 0 entered the 2nd collective on ranks 0,2 (MPI_Barrier()); rank 2 never did \
+            "rank 0 entered the 2nd collective on ranks 0, 2 (MPI_Barrier()); rank 2 never did \
              (the last there: #1 MPI_Barrier())"
         );
         assert_eq!(
@@ -189,7 +186,7 @@ mod tests {
 
     #[test]
     fn ranks_are_listed_in_runs_and_counted_in_words() {
-        assert_eq!(rank_list(&[5, 0, 1, 2, 7, 8]), "0-2,5,7-8");
+        assert_eq!(rank_list(&[5, 0, 1, 2, 7, 8]), "0-2, 5, 7-8");
         let words: Vec<String> = [1, 2, 3, 4, 11, 12, 13, 21, 22, 101].map(ordinal).to_vec();
         assert_eq!(
             words,

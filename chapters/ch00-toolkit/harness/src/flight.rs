@@ -14,7 +14,7 @@
 //! (`TORCH_NCCL_TRACE_BUFFER_SIZE`) keeps the same record for the same reason.
 //!
 //! A communicator is named the same on every rank: `WORLD`, or the world ranks it holds
-//! (`ranks 0,2` or `ranks 0-3`); found once per communicator (local calls only) and
+//! (`ranks 0, 2` or `ranks 0-3`); found once per communicator (local calls only) and
 //! forgotten by `MPI_Comm_free`, whose handle the library may reuse.
 //! `WORKBOOK_RECORD=0` switches it off with the recorder of blocked calls.
 
@@ -32,6 +32,8 @@ const COMMS_SHOWN: usize = 3;
 
 /// One collective as it was entered.
 struct Entry {
+    /// Which communicator: a number per communicator this process has had.
+    id: u64,
     comm: Arc<str>,
     /// 1 for the first collective on `comm`.
     seq: u64,
@@ -39,10 +41,19 @@ struct Entry {
     fields: [i64; 4],
 }
 
+/// A communicator alive now: its number, its name, how many collectives it has had.
+struct Comm {
+    id: u64,
+    name: Arc<str>,
+    count: u64,
+}
+
 #[derive(Default)]
 struct Recorder {
-    /// Per communicator handle: its name and how many collectives it has had.
-    comms: HashMap<i32, (Arc<str>, u64)>,
+    /// The communicators alive now, by handle.
+    comms: HashMap<i32, Comm>,
+    /// How many communicators this process has had.
+    made: u64,
     last: VecDeque<Entry>,
 }
 
@@ -56,14 +67,31 @@ pub(crate) fn note(kind: &'static Kind, fields: impl FnOnce() -> [i64; 4], comm:
     let fields = fields();
     let mut guard = RECORDER.lock().unwrap_or_else(|e| e.into_inner());
     let r = guard.get_or_insert_with(Recorder::default);
-    let (name, count) = r
-        .comms
-        .entry(key_of(comm))
-        .or_insert_with(|| (name_of(comm).into(), 0));
-    *count += 1;
+    let key = key_of(comm);
+    if !r.comms.contains_key(&key) {
+        // Two communicators alive with the same ranks (two copies of WORLD) are told
+        // apart by their order of creation, the same on every rank of them.
+        let base = name_of(comm);
+        let twins = r
+            .comms
+            .values()
+            .filter(|c| c.name.starts_with(&base))
+            .count();
+        let name = match twins {
+            0 => base,
+            n => format!("{base} (copy {})", n + 1),
+        };
+        r.made += 1;
+        let id = r.made;
+        let name = name.into();
+        r.comms.insert(key, Comm { id, name, count: 0 });
+    }
+    let c = r.comms.get_mut(&key).expect("inserted above");
+    c.count += 1;
     let entry = Entry {
-        comm: name.clone(),
-        seq: *count,
+        id: c.id,
+        comm: c.name.clone(),
+        seq: c.count,
         kind,
         fields,
     };
@@ -73,7 +101,8 @@ pub(crate) fn note(kind: &'static Kind, fields: impl FnOnce() -> [i64; 4], comm:
     r.last.push_back(entry);
 }
 
-/// This rank's last collectives, one line per communicator (most recent first):
+/// This rank's last collectives, one line per communicator still alive (most recent
+/// first):
 /// `rank 3: flight on WORLD: #15 MPI_Allreduce(4096 bytes) | #16 MPI_Bcast(root=0 8 bytes)`.
 /// Empty when none was recorded. Never blocks for long: the watchdog calls it.
 pub fn report_lines(rank: i32) -> Vec<String> {
@@ -88,15 +117,18 @@ pub fn report_lines(rank: i32) -> Vec<String> {
     let Some(Some(r)) = guard.as_deref() else {
         return vec![];
     };
-    let mut order: Vec<&Arc<str>> = vec![];
+    // The communicators of the last entries that are still alive (a freed one's name
+    // may be a new one's now), most recent first.
+    let alive = |id: u64| r.comms.values().any(|c| c.id == id);
+    let mut order: Vec<(u64, &Arc<str>)> = vec![];
     for e in r.last.iter().rev() {
-        if !order.contains(&&e.comm) {
-            order.push(&e.comm);
+        if alive(e.id) && !order.iter().any(|o| o.0 == e.id) {
+            order.push((e.id, &e.comm));
         }
     }
     order.truncate(COMMS_SHOWN);
-    let line = |comm: &Arc<str>| {
-        let mine: Vec<&Entry> = r.last.iter().filter(|e| &e.comm == comm).collect();
+    let line = |(id, comm): (u64, &Arc<str>)| {
+        let mine: Vec<&Entry> = r.last.iter().filter(|e| e.id == id).collect();
         let shown = mine[mine.len().saturating_sub(SHOWN)..].iter();
         let calls: Vec<String> = shown
             .map(|e| {
@@ -169,6 +201,7 @@ fn name_of(comm: ffi::MPI_Comm) -> String {
         } else {
             ""
         };
+        let in_world: Vec<usize> = in_world.iter().map(|&r| r as usize).collect();
         format!("{copy}ranks {}", crate::desync::rank_list(&in_world))
     }
 }
