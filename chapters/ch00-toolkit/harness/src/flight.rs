@@ -172,9 +172,10 @@ pub(crate) fn keep_linked() {
 
 /// A number for the handle `comm` while it lives: its Fortran handle (`MPI_Comm_c2f`,
 /// a local lookup), since the C handle is a pointer in Open MPI and an integer in MPICH.
+/// rsmpi's shim, as MPICH defines `MPI_Comm_c2f` as a macro, with no `PMPI_` function.
 fn key_of(comm: ffi::MPI_Comm) -> i32 {
     // SAFETY: a valid communicator handle from the caller's MPI call.
-    unsafe { ffi::PMPI_Comm_c2f(comm) }
+    unsafe { ffi::RSMPI_Comm_c2f(comm) }
 }
 
 /// `WORLD`, or the world ranks `comm` holds, the same text on each of them.
