@@ -19,7 +19,10 @@
 //! nodes: the pairs that cross them outnumber those within), the median link is a slow
 //! one; then the links split in two groups at the largest jump in their sorted times, and
 //! the slow group is measured against the fast group's median. With 1 rank there is
-//! nothing to compare, and it says so.
+//! nothing to compare, and it says so. Each link keeps its fastest of several passes of
+//! the matrix, but on a machine whose cores run other programs, a rank that shares its
+//! core with one can still make its links read slow (2 runs in 12, measured on 2 cores
+//! next to two builds): a verdict that changes from run to run is the machine, not a link.
 
 use ch10::find::find_slow_links;
 use ch10::matrix::{link_of, measure, PairFit, LARGE};
@@ -31,6 +34,11 @@ use toolkit::gate::unless_todo;
 
 /// Ping-pongs per message size and pair (the shortest is kept).
 const TRIPS: usize = 10;
+/// Passes of the whole matrix; each link keeps its fastest pass. On a busy machine a pair
+/// is slow only while something else holds a core, and the passes are spread in time:
+/// with one pass, 3 of 6 runs on this 2-core machine (shared with builds) named a
+/// shared-memory link slow.
+const PASSES: usize = 5;
 /// A link is slow above this many times the reference (the median link). 3, as in the
 /// `slow_link` lab: shared-memory links on a busy machine differ by up to 2x.
 const FACTOR: f64 = 3.0;
@@ -46,6 +54,20 @@ const THRESHOLD: f64 = 1e-3;
 /// The one-way time of a [`LARGE`] message over a link, in seconds.
 fn time(f: &PairFit) -> f64 {
     f.link.predict(LARGE as f64)
+}
+
+/// The link-timing matrix, [`PASSES`] times, with each link's fastest fit (collective).
+fn fastest_of(world: &mpi::topology::SimpleCommunicator) -> Vec<PairFit> {
+    let mut best = measure(world, TRIPS);
+    for _ in 1..PASSES {
+        std::thread::sleep(Duration::from_millis(100));
+        for (b, f) in best.iter_mut().zip(measure(world, TRIPS)) {
+            if time(&f) < time(b) {
+                *b = f;
+            }
+        }
+    }
+    best
 }
 
 /// The median of `times` (the mean of the middle two for an even count); `times` not empty.
@@ -143,9 +165,10 @@ fn main() {
     }
 
     // 1. the link-timing matrix and its verdict (ex 10.1)
-    let fits = measure(&world, TRIPS);
+    let fits = fastest_of(&world);
     say(&format!(
-        "\nlinks: one-way time of a {} KiB message, µs (shortest of {TRIPS} ping-pongs, fitted):",
+        "\nlinks: one-way time of a {} KiB message, µs (fitted to the shortest of {TRIPS} \
+         ping-pongs per size; each link's fastest of {PASSES} passes):",
         LARGE >> 10
     ));
     if rank == 0 {
