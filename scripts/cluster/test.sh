@@ -136,7 +136,7 @@ RATE=100mbit
 shaped=0
 if ! command -v tc >/dev/null; then
   echo "cluster-test: 6. skipped: no 'tc' command (apt-get install iproute2), so no shaping"
-elif ! scripts/cluster/netns.sh shape node-b rate=$RATE > "$OUT/shape.txt" 2>&1; then
+elif ! timeout --foreground 20 scripts/cluster/netns.sh shape node-b rate=$RATE > "$OUT/shape.txt" 2>&1; then
   cat "$OUT/shape.txt"
   grep -q "qdisc kind is unknown" "$OUT/shape.txt" || fail "tc could not shape node-b"
   echo "cluster-test: 6. skipped: this kernel has no tbf qdisc (CONFIG_NET_SCH_TBF), so no shaping"
@@ -144,10 +144,10 @@ else
   shaped=1
   NP=4 timeout --foreground 120 "$TARGET/release/diagnose" > "$OUT/diagnose-shaped.txt" 2>&1 \
     || { cat "$OUT/diagnose-shaped.txt"; fail "diagnose with node-b shaped"; }
-  scripts/cluster/netns.sh unshape node-b > /dev/null
+  timeout --foreground 20 scripts/cluster/netns.sh unshape node-b > /dev/null
 fi
 if [ "$shaped" = 1 ]; then
-  left=$(scripts/cluster/netns.sh shaped | grep -v ': none$' || true)
+  left=$(timeout --foreground 20 scripts/cluster/netns.sh shaped | grep -v ': none$' || true)
   [ -z "$left" ] || fail "shaping left after unshape: $left"
   verdict=$(sed -n 's/^verdict, links: //p' "$OUT/diagnose-shaped.txt")
   found=$(echo "$verdict" | sed -n 's/^slow links: //p' | grep -oE '[0-9]+-[0-9]+ at' | cut -d' ' -f1 | sort | xargs)
