@@ -5,6 +5,7 @@
 #   make doctor            pre-workshop check of this machine; ends in one line for the class chat
 #   make check [CH=NN]     your code: exercises passed / failing / not started (all chapters without CH)
 #   make run CH=NN [BIN=name] [NP=4] [SOLUTION=1] [ARGS="--flag v"]   one lab under mpirun
+#   make diagnose [NP=4]   the link-timing matrix and the straggler scan, a verdict each (ch10)
 #   make verify            every stub fails with its own `ex N.M` message, every solution passes
 #   make book | serve      build / serve the book (book/build/index.html)
 #   make bench [CH=NN]     the benchmarks (all, or one chapter's); results under target/workbook/
@@ -41,7 +42,7 @@ WORKBOOK := cargo run -q -p course --bin workbook --
 # CLUSTER=netns: the command runs with the two-node namespace cluster up (root only).
 ON_CLUSTER := $(if $(filter netns,$(CLUSTER)),scripts/cluster/netns.sh run,$(if $(CLUSTER),$(error CLUSTER=$(CLUSTER): the only cluster is CLUSTER=netns)))
 
-.PHONY: help setup tour test test-mpich check run verify book serve bench bench-smoke outputs doctor class teaching handout release gpu-kit gpu-kit-dry anchors
+.PHONY: help setup tour test test-mpich check run diagnose verify book serve bench bench-smoke outputs doctor class teaching handout release gpu-kit gpu-kit-dry anchors
 help:
 	@# The header comment of this file, from its second line to the first blank line.
 	@sed -n '2,/^$$/p' Makefile | sed -n 's/^# \{0,1\}//p'
@@ -95,6 +96,14 @@ run:
 	$(if $(LAB_NP),NP=$(LAB_NP) )$(ON_CLUSTER) cargo run -q --release -p $(notdir $(call chapter_dir,$(CH))) \
 	  $(if $(SOLUTION),--features solution) \
 	  --bin $(LAB) $(if $(ARGS),-- $(ARGS))
+
+# Chapter 10's diagnosis on whatever the ranks run on (this machine, CLUSTER=netns,
+# MPIRUN=srun, as `make run`): the link-timing matrix and the straggler scan, each with a
+# one-line verdict. Built with --features solution: the verdicts use the answers to ex 10.1
+# and 10.4. NP: the default 4 (not a lab's 8): the namespace cluster's 4 slots, 2 per node,
+# and 6 links to compare; the matrix times its p(p-1)/2 pairs one at a time.
+diagnose:
+	$(ON_CLUSTER) cargo run -q --release -p ch10-troubleshooting --features solution --bin diagnose
 
 verify:
 	$(WORKBOOK) verify

@@ -11,6 +11,9 @@
 #   scripts/cluster/netns.sh down        remove it, killing whatever runs inside
 #   scripts/cluster/netns.sh run CMD...  up, CMD with the cluster's settings, down (always)
 #   scripts/cluster/netns.sh env         the settings that point mpirun at it (to source)
+#   scripts/cluster/netns.sh shape NODE rate=100mbit|delay=2ms   slow what NODE sends (tc)
+#   scripts/cluster/netns.sh unshape NODE                         undo it
+#   scripts/cluster/netns.sh shaped      each node's shaping (tc qdisc), or "none"
 #
 # Expect `up` to take well under a second; `run make run CH=00` shows ranks 0, 1 on
 # node-a and 2, 3 on node-b. Everything lives under /run/workbook-cluster.
@@ -94,8 +97,57 @@ up() {
   echo "netns.sh: cluster up: node-a ${IP[node-a]}, node-b ${IP[node-b]} (2 slots each); hostfile $RUN/hosts"
 }
 
+# Traffic shaping with tc (iproute2), on the node's own eth0, inside its namespace: what
+# NODE sends goes at the rate (a tbf qdisc) and/or waits the delay (netem, which takes a
+# rate too), so a round trip to NODE gains the delay once. The qdisc lives and dies with
+# the namespace: `down` (and so every EXIT trap that calls it) removes it with the node.
+# Some kernels lack netem (CONFIG_NET_SCH_NETEM unset); tbf is more common.
+shape() {
+  local node=${1:-} spec=${2:-} delay="" rate="" part
+  [ -n "${IP[$node]:-}" ] || die "shape which node? one of: ${NODES[*]}"
+  ip netns list 2>/dev/null | grep -qw "wb-$node" || die "node $node is not up (scripts/cluster/netns.sh up)"
+  command -v tc >/dev/null || die "no 'tc' command: apt-get install iproute2"
+  IFS=, read -ra parts <<< "$spec"
+  for part in "${parts[@]}"; do
+    case $part in
+      delay=*) delay=${part#delay=} ;;
+      rate=*) rate=${part#rate=} ;;
+      *) die "shape: '$part' is neither delay=TIME nor rate=RATE (e.g. delay=2ms or rate=100mbit)" ;;
+    esac
+  done
+  [ -n "$delay$rate" ] || die "shape $node how? e.g. delay=2ms or rate=100mbit"
+  if [ -n "$delay" ]; then
+    ip netns exec "wb-$node" tc qdisc replace dev eth0 root netem delay "$delay" ${rate:+rate "$rate"} \
+      || die "tc could not add netem on $node: this kernel has no netem? (rate= alone uses tbf)"
+  else
+    # A queue of 100 ms at the rate: a burst of messages waits, none is dropped.
+    ip netns exec "wb-$node" tc qdisc replace dev eth0 root tbf rate "$rate" burst 64kb latency 100ms \
+      || die "tc could not add tbf on $node (rate=$rate: e.g. rate=100mbit)"
+  fi
+  echo "netns.sh: $node shaped: $(ip netns exec "wb-$node" tc qdisc show dev eth0 | head -1)"
+}
+
+unshape() {
+  local node=${1:-}
+  [ -n "${IP[$node]:-}" ] || die "unshape which node? one of: ${NODES[*]}"
+  ip netns exec "wb-$node" tc qdisc del dev eth0 root 2>/dev/null || true
+}
+
+# One line per node that is up: its shaping qdiscs (netem, tbf), or "none".
+shaped() {
+  local node q
+  for node in "${NODES[@]}"; do
+    ip netns list 2>/dev/null | grep -qw "wb-$node" || continue
+    q=$(ip netns exec "wb-$node" tc qdisc show 2>/dev/null | grep -E "netem|tbf" || true)
+    echo "$node: ${q:-none}"
+  done
+}
+
 case "${1:-}" in
   up) up ;;
+  shape) shape "${2:-}" "${3:-}" ;;
+  unshape) unshape "${2:-}"; echo "netns.sh: ${2} unshaped" ;;
+  shaped) shaped ;;
   down) down; echo "netns.sh: cluster removed" ;;
   env) settings ;;
   run)
@@ -106,5 +158,5 @@ case "${1:-}" in
     eval "$(settings)"
     "$@"
     ;;
-  *) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -3,8 +3,11 @@
 # from real runs into book/src/cluster/output/ (each file starts with its command):
 # hello on the two-node cluster, ping-pong within a node (shared memory) and between nodes
 # (TCP), chapter 3's sweep on one node and across two, the summary table of them
-# (between-nodes.txt), and the full output of make cluster-test and make slurm-test.
+# (between-nodes.txt), chapter 10's make diagnose across the nodes as they are and with
+# node-b shaped by tc (diagnose-netns.txt, diagnose-tc.txt: the slow-links page shows
+# them), and the full output of make cluster-test and make slurm-test.
 # Root only. Expect five to ten minutes on a 2-core machine.
+# `scripts/cluster/outputs.sh diagnose` makes only the two diagnose files (seconds).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 DIR=book/src/cluster/output
@@ -24,6 +27,19 @@ capture() {
   mv "$file.tmp" "$file"
 }
 
+# Chapter 10's diagnose at 4 ranks (0, 1 on node-a; 2, 3 on node-b): as the cluster is,
+# then with what node-b sends shaped to 100 Mbit/s (tc tbf inside its namespace).
+diagnose_captures() {
+  capture diagnose-netns.txt make -s --no-print-directory diagnose CLUSTER=netns
+  local shaped="scripts/cluster/netns.sh shape node-b rate=100mbit && make -s --no-print-directory diagnose"
+  echo "cluster-outputs: scripts/cluster/netns.sh run bash -c '$shaped'"
+  { echo "\$ scripts/cluster/netns.sh run bash -c '$shaped'";
+    scripts/cluster/netns.sh run bash -c "$shaped" 2>&1; } > "$DIR/diagnose-tc.txt.tmp" \
+    || { cat "$DIR/diagnose-tc.txt.tmp"; rm -f "$DIR/diagnose-tc.txt.tmp"; exit 1; }
+  mv "$DIR/diagnose-tc.txt.tmp" "$DIR/diagnose-tc.txt"
+}
+if [ "${1:-}" = diagnose ]; then diagnose_captures; exit 0; fi
+
 capture hello-netns.txt make -s --no-print-directory run CH=00 CLUSTER=netns
 # Ping-pong: 2 ranks for 2 cores, so each may spin (no yield), on one node and on two.
 capture pingpong-one-node.txt NP=2 OMPI_MCA_mpi_yield_when_idle=0 \
@@ -36,6 +52,7 @@ capture pingpong-two-nodes.txt NP=2 OMPI_MCA_mpi_yield_when_idle=0 MPIRUN_ARGS="
 capture sweep-one-node.txt NP=2 scripts/cluster/netns.sh run $SWEEP
 capture sweep-two-nodes.txt NP=2 MPIRUN_ARGS="--map-by node" \
   scripts/cluster/netns.sh run $SWEEP
+diagnose_captures
 capture cluster-test.txt make -s --no-print-directory cluster-test
 capture slurm-test.txt make -s --no-print-directory slurm-test
 out=$(ls -t target/slurm/workbook-ch00-*.out | head -1)

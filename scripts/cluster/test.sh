@@ -7,7 +7,11 @@
 #   3. the chapter 6 trainer (2 epochs) trains across the two nodes;
 #   4. a rank killed on node-b ends the whole job on node-a, in seconds (measured);
 #   5. a job past WORKBOOK_JOB_TIMEOUT is stopped on both nodes;
-# then removes the cluster (always, even on failure) and checks nothing is left running.
+#   6. node-b's interface shaped with tc (`netns.sh shape node-b rate=100mbit`, for this
+#      step only): chapter 10's diagnose at NP=4 finds exactly the links that cross the
+#      nodes (0-2, 0-3, 1-2, 1-3), not 0-1 or 2-3 (skipped, saying why, without tc or tbf);
+# then removes the cluster (always, even on failure: a node's qdisc goes with its
+# namespace) and checks nothing is left running and no shaping is left.
 # Root only. Expect about a minute after the build; output under target/cluster/.
 set -euo pipefail
 # Ctrl-C (SIGINT to the whole process group) or SIGTERM ends the script at once, through
@@ -40,8 +44,9 @@ start_watch() { : > "$2"; watch_node "$1" "$2" & WATCH=$!; }
 stop_watch() { kill "$WATCH" 2>/dev/null || true; wait "$WATCH" 2>/dev/null || true; WATCH=""; }
 
 t=$(date +%s)
-echo "cluster-test: building hello, train and chapter 3's allreduce test (release)"
+echo "cluster-test: building hello, train, diagnose and chapter 3's allreduce test (release)"
 cargo build -q --release -p ch00-toolkit --bin hello
+cargo build -q --release -p ch10-troubleshooting --features solution --bin diagnose
 cargo build -q --release -p ch06-data-parallel --features solution --bin train
 cargo test -q --release -p ch03-ring-allreduce --features solution --test allreduce --no-run 2>/dev/null
 echo "cluster-test: built in $(elapsed "$t") s"
@@ -123,7 +128,39 @@ WORKBOOK_JOB_TIMEOUT=4 NP=4 timeout --foreground 60 "$TARGET/release/train" --mo
 grep -q "ran past its 4 s deadline" "$OUT/deadline.txt" || { cat "$OUT/deadline.txt"; fail "no deadline message"; }
 echo "cluster-test: 5. a trainer past WORKBOOK_JOB_TIMEOUT=4 was stopped on both nodes after $(elapsed "$t") s"
 
-# Nothing of the jobs is left on either node or on this machine.
+# 6. a slow network between the nodes, made with tc: chapter 10's link matrix finds it.
+# The qdisc is on node-b's own eth0, inside its namespace: teardown removes it with the
+# node, even if this step fails midway.
+t=$(date +%s)
+RATE=100mbit
+shaped=0
+if ! command -v tc >/dev/null; then
+  echo "cluster-test: 6. skipped: no 'tc' command (apt-get install iproute2), so no shaping"
+elif ! timeout --foreground 20 scripts/cluster/netns.sh shape node-b rate=$RATE > "$OUT/shape.txt" 2>&1; then
+  cat "$OUT/shape.txt"
+  grep -q "qdisc kind is unknown" "$OUT/shape.txt" || fail "tc could not shape node-b"
+  echo "cluster-test: 6. skipped: this kernel has no tbf qdisc (CONFIG_NET_SCH_TBF), so no shaping"
+else
+  shaped=1
+  NP=4 timeout --foreground 120 "$TARGET/release/diagnose" > "$OUT/diagnose-shaped.txt" 2>&1 \
+    || { cat "$OUT/diagnose-shaped.txt"; fail "diagnose with node-b shaped"; }
+  timeout --foreground 20 scripts/cluster/netns.sh unshape node-b > /dev/null
+fi
+if [ "$shaped" = 1 ]; then
+  left=$(timeout --foreground 20 scripts/cluster/netns.sh shaped | grep -v ': none$' || true)
+  [ -z "$left" ] || fail "shaping left after unshape: $left"
+  verdict=$(sed -n 's/^verdict, links: //p' "$OUT/diagnose-shaped.txt")
+  found=$(echo "$verdict" | sed -n 's/^slow links: //p' | grep -oE '[0-9]+-[0-9]+ at' | cut -d' ' -f1 | sort | xargs)
+  [ "$found" = "0-2 0-3 1-2 1-3" ] \
+    || { cat "$OUT/diagnose-shaped.txt"; fail "shaped: slow links '$found', expected exactly 0-2 0-3 1-2 1-3"; }
+  # The shaping did it: unshaped, a 256 KiB message crosses the veth link in 0.1-0.3 ms
+  # (measured); at 100 Mbit/s it takes milliseconds.
+  median=$(sed -n 's/^median link: \([0-9]*\) µs$/\1/p' "$OUT/diagnose-shaped.txt")
+  [ -n "$median" ] && [ "$median" -ge 1000 ] || fail "shaped: median link '$median' µs, expected >= 1000"
+  echo "cluster-test: 6. node-b shaped to $RATE (tc tbf): slow links 0-2, 0-3, 1-2, 1-3 found, not 0-1 or 2-3 (median link $median µs); shaping removed ($(elapsed "$t") s)"
+fi
+
+# Nothing of the jobs is left on either node or on this machine, and no shaping.
 sleep 0.5
 for node in node-a node-b; do
   left=$(ip netns pids "wb-$node" | tr '\n' ' ')
@@ -132,4 +169,6 @@ done
 teardown
 trap - EXIT
 if ip netns list | grep -q "wb-node"; then fail "a namespace is left"; fi
-echo "cluster-test: passed in $(elapsed "$START") s; cluster removed, nothing left running"
+left=$(tc qdisc show 2>/dev/null | grep -E "netem|tbf" | grep -E "dev wb" || true)
+[ -z "$left" ] || fail "a shaping qdisc is left: $left"
+echo "cluster-test: passed in $(elapsed "$START") s; cluster removed, nothing left running, no shaping left"
