@@ -1,8 +1,9 @@
 //! Given code: the link-timing matrix. Every pair of ranks ping-pongs a small and a large
-//! message, one pair at a time (the others wait in a barrier that sleeps, `toolkit::idle`), and each pair's times are
-//! fitted to chapter 1's alpha-beta model; every rank gets every pair's fit.
+//! message, one pair at a time (the others wait in a barrier that sleeps,
+//! `toolkit::idle`), and each pair's times are fitted to chapter 1's alpha-beta model;
+//! every rank gets every pair's fit, and [`matrix_table`] prints it.
 //!
-//! Used by the `slow_link` lab and the tests; nothing to run here.
+//! Used by the `slow_link` lab, `make diagnose` and the tests; nothing to run here.
 
 use ch01::model::AlphaBeta;
 use mpi::topology::SimpleCommunicator;
@@ -108,6 +109,24 @@ pub struct SlowLink {
 pub fn link_of(fits: &[PairFit], a: usize, b: usize) -> Option<AlphaBeta> {
     let (a, b) = (a.min(b), a.max(b));
     fits.iter().find(|f| (f.a, f.b) == (a, b)).map(|f| f.link)
+}
+
+/// The matrix of one-way times of a [`LARGE`] message, in µs, as text.
+pub fn matrix_table(fits: &[PairFit], p: usize) -> String {
+    let mut out = format!("{:>6}", "");
+    (0..p).for_each(|b| out.push_str(&format!("{b:>8}")));
+    out.push('\n');
+    for a in 0..p {
+        out.push_str(&format!("{a:>6}"));
+        for b in 0..p {
+            match link_of(fits, a, b).filter(|_| a != b) {
+                Some(l) => out.push_str(&format!("{:>8.0}", l.predict(LARGE as f64) * 1e6)),
+                None => out.push_str(&format!("{:>8}", "-")),
+            }
+        }
+        out.push('\n');
+    }
+    out
 }
 
 #[cfg(test)]

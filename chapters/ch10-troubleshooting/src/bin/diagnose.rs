@@ -25,7 +25,7 @@
 //! next to two builds): a verdict that changes from run to run is the machine, not a link.
 
 use ch10::find::find_slow_links;
-use ch10::matrix::{link_of, measure, PairFit, LARGE};
+use ch10::matrix::{measure, PairFit, LARGE};
 use ch10::skew::train;
 use ch10::straggler::{find_stragglers, score_ranks};
 use mpi::traits::*;
@@ -75,24 +75,6 @@ fn median(mut times: Vec<f64>) -> f64 {
     times.sort_by(f64::total_cmp);
     let n = times.len();
     (times[(n - 1) / 2] + times[n / 2]) / 2.0
-}
-
-/// The matrix of one-way times of a [`LARGE`] message, in µs, as text.
-fn matrix_table(fits: &[PairFit], p: usize) -> String {
-    let mut out = format!("{:>6}", "");
-    (0..p).for_each(|b| out.push_str(&format!("{b:>8}")));
-    out.push('\n');
-    for a in 0..p {
-        out.push_str(&format!("{a:>6}"));
-        for b in 0..p {
-            match link_of(fits, a, b).filter(|_| a != b) {
-                Some(l) => out.push_str(&format!("{:>8.0}", l.predict(LARGE as f64) * 1e6)),
-                None => out.push_str(&format!("{:>8}", "-")),
-            }
-        }
-        out.push('\n');
-    }
-    out
 }
 
 /// When most links are slow, ex 10.1's median is a slow link: split the links at the
@@ -172,7 +154,7 @@ fn main() {
         LARGE >> 10
     ));
     if rank == 0 {
-        print!("{}", matrix_table(&fits, p));
+        print!("{}", ch10::matrix::matrix_table(&fits, p));
         let times: Vec<f64> = fits.iter().map(time).collect();
         println!("median link: {:.0} µs", median(times) * 1e6);
     }

@@ -77,7 +77,7 @@ fn main() {
         LARGE >> 10
     ));
     if rank == 0 {
-        print!("{}", timed::matrix_table(&fits, p));
+        print!("{}", ch10::matrix::matrix_table(&fits, p));
     }
 
     // 2. the slow links in it (ex 10.1)

@@ -5,7 +5,6 @@ use ch03::allreduce_ring;
 use ch03::doubling::allreduce_recursive_doubling;
 use ch03::ops::Op;
 use ch10::crossover::crossover_slowdown;
-use ch10::matrix::{link_of, PairFit, LARGE};
 use ch10::model::{doubling_time, ring_time, slowed, Links};
 use ch10::AlphaBeta;
 use mpi::collective::SystemOperation;
@@ -44,24 +43,6 @@ pub struct Setup {
     pub fast: AlphaBeta,
     /// Ranks.
     pub p: usize,
-}
-
-/// The matrix of one-way times of a [`LARGE`] message, in µs, as text.
-pub fn matrix_table(fits: &[PairFit], p: usize) -> String {
-    let mut out = format!("{:>6}", "");
-    (0..p).for_each(|b| out.push_str(&format!("{b:>8}")));
-    out.push('\n');
-    for a in 0..p {
-        out.push_str(&format!("{a:>6}"));
-        for b in 0..p {
-            match link_of(fits, a, b).filter(|_| a != b) {
-                Some(l) => out.push_str(&format!("{:>8.0}", l.predict(LARGE as f64) * 1e6)),
-                None => out.push_str(&format!("{:>8}", "-")),
-            }
-        }
-        out.push('\n');
-    }
-    out
 }
 
 /// Milliseconds of `f` on the slowest rank, the shortest of [`REPS`] calls.
