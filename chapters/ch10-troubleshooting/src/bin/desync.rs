@@ -148,6 +148,9 @@ fn main() {
     if let Err(task) = unless_todo(&world, || train(&world, true, None)) {
         return say(&format!("\nfinish {task} first (make check CH=10)"));
     }
+    if p < 2 {
+        return say("\n1 rank: no other rank to disagree with, and nothing to time the check against; run with NP=4 (the default)");
+    }
     let (small, check, large) = costs(&world);
     say(&format!(
         "\n1. what the check costs, per call (median of {CALLS}, best of 3 rounds, rank 0):"
@@ -167,9 +170,6 @@ fn main() {
         large * 1e6,
         check / large * 100.0
     ));
-    if p < 2 {
-        return say("\n1 rank: no other rank to disagree with; run with NP=4 (the default)");
-    }
     let last = p - 1;
     say(&format!(
         "\n2. rank {last} skips the broadcast of step {SKIPPED}, with the check:"
