@@ -15,7 +15,7 @@ pub fn capacity(cfg: &MoeConfig, tokens: usize) -> usize {
 pub fn route(cfg: &MoeConfig, logits: &[f32]) -> Result<Routing, String> {
     cfg.check()?;
     let e = cfg.experts;
-    if logits.len() % e != 0 {
+    if !logits.len().is_multiple_of(e) {
         return Err(format!(
             "{} logits do not split into rows of {e} experts",
             logits.len()

@@ -16,7 +16,8 @@
 //! - [`experts`]: the experts (linear maps, or the identity for the checks);
 //! - [`layer`]: the whole layer's forward (route, dispatch, experts, combine) and the same
 //!   layer in one process, every expert local;
-//! - [`task`]: generated tokens, drawn around a few clusters, and their router logits.
+//! - [`task`]: generated tokens, drawn around a few clusters, and their router logits;
+//! - [`flags`]: the lab's flags, checked before MPI starts.
 //!
 //! Your part (stubs; `--features solution` compiles the answers from `solutions/`):
 //! [`router`] (ex 11.1: top-k, gate weights, capacity and drops) and [`exchange`]
@@ -24,6 +25,7 @@
 
 pub mod config;
 pub mod experts;
+pub mod flags;
 pub mod layer;
 pub mod routing;
 pub mod task;
