@@ -31,6 +31,7 @@ impl MoeConfig {
         cfg.check().map(|()| cfg)
     }
 
+    // ANCHOR: check
     /// `Ok` when the router can serve these settings; else why not, in one line.
     pub fn check(&self) -> Result<(), String> {
         let (e, k, f) = (self.experts, self.k, self.capacity_factor);
@@ -54,8 +55,10 @@ impl MoeConfig {
         }
         Ok(())
     }
+    // ANCHOR_END: check
 }
 
+// ANCHOR: layout
 /// Which rank holds which experts: `experts` split over `ranks` in contiguous blocks,
 /// the first `experts % ranks` ranks holding one more (`toolkit::split::block_range`).
 /// 5 experts on 3 ranks: `0..2, 2..4, 4..5`; 2 experts on 4 ranks: ranks 2 and 3 hold
@@ -87,3 +90,4 @@ impl Layout {
         self.experts.div_ceil(self.ranks)
     }
 }
+// ANCHOR_END: layout
