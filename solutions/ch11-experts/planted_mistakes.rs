@@ -119,10 +119,11 @@ fn token_order_dispatch(
 }
 // ANCHOR_END: token_order_dispatch
 
-/// Rank 0's message must be `says`; every rank must fail.
+/// Rank 0's check must fail with a message that starts with `says` (the other ranks'
+/// verdicts do not matter: a rank whose rows were all right passes).
 fn pinned(world: &SimpleCommunicator, got: Result<(), String>, says: &str) -> Result<(), String> {
     match (world.rank(), got) {
-        (_, Ok(())) => Err("the check passed a planted mistake".into()),
+        (0, Ok(())) => Err("the check passed a planted mistake".into()),
         (0, Err(e)) if !e.starts_with(says) => Err(format!("the message changed: {e}")),
         _ => Ok(()),
     }
@@ -145,5 +146,39 @@ toolkit::mpi_test! {
     fn the_right_answers_pass_the_same_cases(world at &[2]) {
         check_dispatch(world, dispatch, &case(8, 4, 1, 8, 1))?;
         check_layer(world, (dispatch, combine), &Experts::identity(3, 2), &case(4, 3, 2, 4, 2), 0.0)
+    }
+}
+
+// ANCHOR: unswapped_combine
+/// Mistake 5: the way back with the counts NOT swapped: each rank sends its outputs as
+/// if they were laid out like the rows it sent.
+fn unswapped_combine(
+    world: &SimpleCommunicator,
+    routing: &Routing,
+    sent: &Dispatched,
+    y: &[f32],
+) -> Vec<f32> {
+    let h = sent.hidden;
+    let back = exchange_rows(world, y, &sent.send_counts, &sent.recv_counts, h); // the mistake
+    let mut out = vec![0.0f32; routing.tokens * h];
+    for (n, &i) in sent.sent.iter().enumerate() {
+        let t = i / routing.k;
+        for d in 0..h {
+            out[t * h + d] += routing.choices[i].gate * back[n * h + d];
+        }
+    }
+    out
+}
+// ANCHOR_END: unswapped_combine
+
+toolkit::mpi_test! {
+    fn the_way_back_with_the_counts_not_swapped_returns_other_tokens_rows(world at &[3]) {
+        // Three ranks whose counts differ per pair, yet every rank's outputs cover what it
+        // is told to send: no assertion stops it, the rows simply come back to the wrong
+        // tokens.
+        let c = Case { seed: 20, ..case(4, 3, 1, 4, 1) };
+        let got = check_layer(world, (dispatch, unswapped_combine), &Experts::identity(3, 1), &c, 0.0);
+        pinned(world, got, "rank 0 of 3, T=4 E=3 k=1 factor=1 hidden=1 seed=20: token 0 float 0: \
+                            0.060837075, expected 0.5358825")
     }
 }
