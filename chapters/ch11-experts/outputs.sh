@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Chapter 11's captures for the book beyond the moe lab's output at 4 ranks:
+#   the lab at NP=3 with 5 experts (blocks of 2, 2 and 1) and k = 1, at NP=1 (nothing
+#   crosses), and three bad settings refused in one line before MPI starts.
+# `make outputs CH=11` runs the lab, then this script from the repository root
+# (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.
+set -euo pipefail
+MAKE=${MAKE:-make}
+book=book/src/ch11-experts
+{ echo "\$ make run CH=11 NP=3 SOLUTION=1 ARGS='--experts 5 --k 1 --steps 2'";
+  $MAKE -s --no-print-directory run CH=11 NP=3 SOLUTION=1 ARGS='--experts 5 --k 1 --steps 2' 2>&1; } > $book/output/moe-np3.txt
+{ echo "\$ make run CH=11 NP=1 SOLUTION=1 ARGS='--steps 1'";
+  $MAKE -s --no-print-directory run CH=11 NP=1 SOLUTION=1 ARGS='--steps 1' 2>&1; } > $book/output/moe-np1.txt
+# Refused before MPI starts: one line each, exit 2.
+{ for args in '--k 3' '--experts 1 --k 2' '--capacity-factor 0'; do
+    echo "\$ make run CH=11 SOLUTION=1 ARGS='$args'";
+    $MAKE -s --no-print-directory run CH=11 SOLUTION=1 ARGS="$args" 2>&1 || true;
+  done; } > $book/output/bad-flags.txt
+echo "outputs: wrote $book/output/moe-np3.txt, moe-np1.txt, bad-flags.txt"

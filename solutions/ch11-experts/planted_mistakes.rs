@@ -1,0 +1,184 @@
+//! Mistakes learners make in this chapter, planted on purpose, and what the checks say
+//! about them. Each runs the exercise's own check (tests/common) on a wrong answer and
+//! pins the message a learner will see: the router's pure checks here, the exchange's
+//! under mpirun at 2 ranks (`toolkit::mpi_test!`).
+//!
+//! Run: `cargo test -p ch11-experts --features solution --test planted_mistakes
+//! -- --nocapture` to read the messages.
+
+#[path = "../../chapters/ch11-experts/tests/common/mod.rs"]
+mod common;
+
+use ch11::config::{Layout, MoeConfig};
+use ch11::exchange::{combine, dispatch, exchange_rows};
+use ch11::experts::Experts;
+use ch11::router::route;
+use ch11::routing::{Dispatched, Routing};
+use common::layer::{check_dispatch, check_layer};
+use common::{check_capacity, check_route, Case};
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+
+fn case(tokens: usize, experts: usize, k: usize, quarters: u32, hidden: usize) -> Case {
+    Case {
+        tokens,
+        experts,
+        k,
+        quarters,
+        hidden,
+        seed: 5,
+    }
+}
+
+// ANCHOR: floor_capacity
+/// Mistake 1: the capacity rounded down: an even share of 2.5 tokens becomes 2.
+fn floor_capacity(cfg: &MoeConfig, tokens: usize) -> usize {
+    ((tokens * cfg.k) as f64 * cfg.capacity_factor / cfg.experts as f64).floor() as usize
+}
+// ANCHOR_END: floor_capacity
+
+#[test]
+fn a_capacity_rounded_down_drops_a_token_too_many() {
+    assert_eq!(check_capacity(floor_capacity, &case(8, 4, 1, 4, 1)), Ok(())); // 2, whole
+    let says = "T=10 E=4 k=1 factor=1 hidden=1 seed=5: capacity 2, but ceil(T·k·factor / E) \
+                = ceil(10 / 4) = 3";
+    assert_eq!(
+        check_capacity(floor_capacity, &case(10, 4, 1, 4, 1)),
+        Err(says.into())
+    );
+}
+
+// ANCHOR: raw_top2
+/// Mistake 2: top-2 gates left as the softmax over all E, not renormalised over the two.
+fn raw_top2(cfg: &MoeConfig, logits: &[f32]) -> Result<Routing, String> {
+    let mut r = route(cfg, logits)?;
+    for (t, row) in logits.chunks(cfg.experts).enumerate() {
+        let mine = &mut r.choices[t * cfg.k..(t + 1) * cfg.k];
+        let max = row[mine[0].expert] as f64;
+        let all: f64 = row.iter().map(|&v| (v as f64 - max).exp()).sum();
+        for c in mine {
+            c.gate = ((row[c.expert] as f64 - max).exp() / all) as f32; // the mistake: over all E
+        }
+    }
+    Ok(r)
+}
+// ANCHOR_END: raw_top2
+
+#[test]
+fn top_2_gates_not_renormalised_are_named_with_the_token() {
+    assert_eq!(check_route(raw_top2, &case(6, 2, 2, 4, 1)), Ok(())); // E = 2: the same
+    let err = check_route(raw_top2, &case(6, 4, 2, 4, 1)).unwrap_err();
+    assert!(
+        err.starts_with("T=6 E=4 k=2 factor=1 hidden=1 seed=5: token 0 choice 0"),
+        "{err}"
+    );
+}
+
+// ANCHOR: ungated_combine
+/// Mistake 3: the combine that forgets the gate weight (adds the expert outputs).
+fn ungated_combine(
+    world: &SimpleCommunicator,
+    routing: &Routing,
+    sent: &Dispatched,
+    y: &[f32],
+) -> Vec<f32> {
+    let h = sent.hidden;
+    let back = exchange_rows(world, y, &sent.recv_counts, &sent.send_counts, h);
+    let mut out = vec![0.0f32; routing.tokens * h];
+    for (n, &i) in sent.sent.iter().enumerate() {
+        let t = i / routing.k;
+        for d in 0..h {
+            out[t * h + d] += back[n * h + d]; // the mistake: no gate
+        }
+    }
+    out
+}
+// ANCHOR_END: ungated_combine
+
+// ANCHOR: token_order_dispatch
+/// Mistake 4: the rows sent in token order, not sorted by expert: the counts are right,
+/// but a rank holding two experts gets each row under the wrong one.
+fn token_order_dispatch(
+    world: &SimpleCommunicator,
+    layout: &Layout,
+    routing: &Routing,
+    x: &[f32],
+    h: usize,
+) -> Dispatched {
+    let mut d = dispatch(world, layout, routing, x, h);
+    let order: Vec<usize> = (0..routing.choices.len())
+        .filter(|&i| routing.choices[i].kept)
+        .collect();
+    let rows: Vec<f32> = order
+        .iter()
+        .flat_map(|&i| x[i / routing.k * h..][..h].to_vec())
+        .collect();
+    let back = exchange_rows(world, &rows, &d.send_counts, &d.recv_counts, h);
+    (d.rows, d.sent) = (back, order);
+    d
+}
+// ANCHOR_END: token_order_dispatch
+
+/// Rank 0's check must fail with a message that starts with `says` (the other ranks'
+/// verdicts do not matter: a rank whose rows were all right passes).
+fn pinned(world: &SimpleCommunicator, got: Result<(), String>, says: &str) -> Result<(), String> {
+    match (world.rank(), got) {
+        (0, Ok(())) => Err("the check passed a planted mistake".into()),
+        (0, Err(e)) if !e.starts_with(says) => Err(format!("the message changed: {e}")),
+        _ => Ok(()),
+    }
+}
+
+toolkit::mpi_test! {
+    fn a_combine_without_the_gate_is_named_with_the_token(world at &[2]) {
+        let c = case(4, 3, 2, 4, 2);
+        let id = Experts::identity(3, 2);
+        let got = check_layer(world, (dispatch, ungated_combine), &id, &c, 0.0);
+        pinned(world, got, "rank 0 of 2, T=4 E=3 k=2 factor=1 hidden=2 seed=5: token 0 float 0:")
+    }
+
+    fn a_dispatch_in_token_order_puts_rows_under_the_wrong_expert(world at &[2]) {
+        let c = case(8, 4, 1, 8, 1);
+        let got = check_dispatch(world, token_order_dispatch, &c);
+        pinned(world, got, "rank 0 of 2, T=8 E=4 k=1 factor=2 hidden=1 seed=5: row")
+    }
+
+    fn the_right_answers_pass_the_same_cases(world at &[2]) {
+        check_dispatch(world, dispatch, &case(8, 4, 1, 8, 1))?;
+        check_layer(world, (dispatch, combine), &Experts::identity(3, 2), &case(4, 3, 2, 4, 2), 0.0)
+    }
+}
+
+// ANCHOR: unswapped_combine
+/// Mistake 5: the way back with the counts NOT swapped: each rank sends its outputs as
+/// if they were laid out like the rows it sent.
+fn unswapped_combine(
+    world: &SimpleCommunicator,
+    routing: &Routing,
+    sent: &Dispatched,
+    y: &[f32],
+) -> Vec<f32> {
+    let h = sent.hidden;
+    let back = exchange_rows(world, y, &sent.send_counts, &sent.recv_counts, h); // the mistake
+    let mut out = vec![0.0f32; routing.tokens * h];
+    for (n, &i) in sent.sent.iter().enumerate() {
+        let t = i / routing.k;
+        for d in 0..h {
+            out[t * h + d] += routing.choices[i].gate * back[n * h + d];
+        }
+    }
+    out
+}
+// ANCHOR_END: unswapped_combine
+
+toolkit::mpi_test! {
+    fn the_way_back_with_the_counts_not_swapped_returns_other_tokens_rows(world at &[3]) {
+        // Three ranks whose counts differ per pair, yet every rank's outputs cover what it
+        // is told to send: no assertion stops it, the rows simply come back to the wrong
+        // tokens.
+        let c = Case { seed: 20, ..case(4, 3, 1, 4, 1) };
+        let got = check_layer(world, (dispatch, unswapped_combine), &Experts::identity(3, 1), &c, 0.0);
+        pinned(world, got, "rank 0 of 3, T=4 E=3 k=1 factor=1 hidden=1 seed=20: token 0 float 0: \
+                            0.060837075, expected 0.5358825")
+    }
+}
