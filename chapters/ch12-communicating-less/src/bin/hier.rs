@@ -1,0 +1,255 @@
+//! Lab: the flat allreduce against the two hierarchical ones on this machine, next to the
+//! cost model's prediction.
+//!
+//! Run: `make run CH=12` (4 ranks as 2 emulated nodes of 2; `SOLUTION=1` for the answers;
+//! `NP=6` for another job; `ARGS='--nodes 3'` for another layout, `ARGS='--nodes shared'`
+//! for the real nodes, `ARGS=--help` for the list). It fits alpha and beta of this
+//! machine's shared memory with a ping-pong between ranks 0 and 1, then times, per
+//! vector size, MPI_Allreduce, chapter 3's ring and ex 12.1 and 12.2 (the median over
+//! the repetitions of the slowest rank's time), each checked against MPI_Allreduce first,
+//! and prints the model's times for the same layout with both link classes set to the
+//! fitted shared memory. A last table is the model alone with a TCP link between nodes
+//! (`--inter-us`, `--inter-gbps`: assumed, not measured). It needs ex 12.1, 12.2 and
+//! chapter 3's ex 3.1 and 3.2; until they are written it says which is missing.
+
+use ch03::cost::median_over_job;
+use ch03::ops::Op;
+use ch12::busy::allreduce_busy;
+use ch12::hier::allreduce_leaders;
+use ch12::model::{crossover, predict, AlphaBeta, Links, Schedule};
+use ch12::nodes::{NodeGroups, Nodes};
+use mpi::collective::SystemOperation;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use std::time::Instant;
+use toolkit::compare::close_sums;
+use toolkit::gate::unless_todo;
+
+const USAGE: &str = "\
+usage: hier [--nodes N|shared] [--reps R] [--inter-us A] [--inter-gbps B]
+  --nodes N|shared  emulated nodes (ranks dealt in blocks), or split_shared (default 2)
+  --reps R          timed repetitions per size and schedule (default 20)
+  --inter-us A      the assumed latency between nodes for the last table, µs (default 50)
+  --inter-gbps B    the assumed bandwidth between nodes for the last table, GB/s (default 1.25)
+";
+
+/// The vector sizes timed, in bytes.
+const SIZES: [usize; 4] = [1 << 10, 16 << 10, 256 << 10, 4 << 20];
+
+struct Flags {
+    nodes: Nodes,
+    reps: usize,
+    inter: AlphaBeta,
+}
+
+fn parse(args: &[String]) -> Result<Flags, String> {
+    let (mut nodes, mut reps, mut us, mut gbps) = (Nodes::Emulated(2), 20usize, 50.0, 1.25);
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        let v = it.next().ok_or(format!("{flag} needs a value (see --help)"))?;
+        let num = || match v.parse::<f64>() {
+            Ok(x) if x > 0.0 => Ok(x),
+            _ => Err(format!("{flag} {v}: not a positive number (see --help)")),
+        };
+        match flag.as_str() {
+            "--nodes" => nodes = Nodes::parse(v)?,
+            "--reps" => reps = num()? as usize,
+            "--inter-us" => us = num()?,
+            "--inter-gbps" => gbps = num()?,
+            _ => return Err(format!("unknown flag {flag} (see --help)")),
+        }
+    }
+    let inter = AlphaBeta {
+        alpha: us * 1e-6,
+        beta: gbps * 1e9,
+    };
+    Ok(Flags {
+        nodes,
+        reps: reps.max(1),
+        inter,
+    })
+}
+
+/// One-way time of `bytes` between ranks 0 and 1 (median of `reps` round trips / 2),
+/// on every rank.
+fn one_way(world: &SimpleCommunicator, bytes: usize, reps: usize) -> f64 {
+    let mut buf = vec![0u8; bytes];
+    let mut times = vec![];
+    for _ in 0..reps {
+        let t = Instant::now();
+        match world.rank() {
+            0 => {
+                world.process_at_rank(1).send(&buf[..]);
+                world.process_at_rank(1).receive_into(&mut buf[..]);
+            }
+            1 => {
+                world.process_at_rank(0).receive_into(&mut buf[..]);
+                world.process_at_rank(0).send(&buf[..]);
+            }
+            _ => {}
+        }
+        times.push(t.elapsed().as_secs_f64() / 2.0);
+    }
+    times.sort_by(f64::total_cmp);
+    let mut t = times[reps / 2];
+    world.process_at_rank(0).broadcast_into(&mut t);
+    t
+}
+
+/// The median over `reps` of the slowest rank's time of `run`.
+fn timed(world: &SimpleCommunicator, reps: usize, mut run: impl FnMut()) -> f64 {
+    let times: Vec<f64> = (0..reps)
+        .map(|_| {
+            world.barrier();
+            let t = Instant::now();
+            run();
+            t.elapsed().as_secs_f64()
+        })
+        .collect();
+    median_over_job(world, &times)
+}
+
+fn us(seconds: f64) -> String {
+    format!("{:>10.1}", seconds * 1e6)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        return print!("{USAGE}");
+    }
+    let flags = parse(&args).unwrap_or_else(|why| {
+        eprintln!("hier: {why}");
+        std::process::exit(2);
+    });
+    let universe = toolkit::init();
+    let world = universe.world();
+    let (rank, p) = (world.rank() as usize, world.size() as usize);
+    let say = |line: &str| {
+        if rank == 0 {
+            println!("{line}");
+        }
+    };
+    let groups = match NodeGroups::new(&world, flags.nodes) {
+        Ok(g) => g,
+        Err(why) => return say(&format!("hier: {why}")),
+    };
+    let (q, n) = (groups.sizes[0], groups.nodes());
+    let busy = groups.uniform();
+    say(&format!("hier: {p} ranks as {}", groups.describe()));
+    // Check every schedule once on a small vector, and find the unwritten exercises.
+    let xs: Vec<f32> = (0..1000).map(|i| ((i * 7 + rank * 13) % 17) as f32 - 8.0).collect();
+    let mut want = vec![0f32; xs.len()];
+    world.all_reduce_into(&xs[..], &mut want[..], SystemOperation::sum());
+    let sums = vec![8.0 * p as f64; xs.len()];
+    let check = |got: Vec<f32>| close_sums("result", &got, &want, &sums, p);
+    let checks = unless_todo(&world, || {
+        let mut all = vec![check(ch03::allreduce_ring(&world, &xs, Op::Sum))];
+        all.push(check(allreduce_leaders(&groups, &xs)));
+        if busy {
+            all.push(check(allreduce_busy(&groups, &xs)));
+        }
+        all
+    });
+    let checks = match checks {
+        Ok(c) => c,
+        Err(task) => return say(&format!("\nfinish {task} first (make check CH=12)")),
+    };
+    if let Some(Err(why)) = checks.into_iter().find(|c| c.is_err()) {
+        return say(&format!("hier: rank 0: {why}"));
+    }
+    say("every schedule matches MPI_Allreduce on a vector of 1000 f32");
+    let intra = match p {
+        1 => AlphaBeta {
+            alpha: 0.0,
+            beta: f64::INFINITY,
+        },
+        _ => {
+            let alpha = one_way(&world, 8, 200);
+            let big = 4 << 20;
+            let beta = big as f64 / (one_way(&world, big, 10) - alpha).max(1e-9);
+            AlphaBeta { alpha, beta }
+        }
+    };
+    say(&format!(
+        "shared memory, ping-pong of ranks 0 and 1: alpha {:.2} µs, beta {:.2} GB/s",
+        intra.alpha * 1e6,
+        intra.beta / 1e9
+    ));
+    let here = Links {
+        intra,
+        inter: intra,
+    };
+    say(&format!(
+        "\ntimes in µs (median of {} repetitions, slowest rank); model: {n} nodes of {q}, both \
+         link classes the fitted shared memory",
+        flags.reps
+    ));
+    say(&format!(
+        "{:>9}{:>10}{:>10}{:>10}{:>10} |{:>10}{:>10}{:>10}",
+        "bytes", "MPI", "ring", "leaders", "busy", "m:flat", "m:leaders", "m:busy"
+    ));
+    for bytes in SIZES {
+        let xs = vec![1.0f32; bytes / 4];
+        let mut out = vec![0f32; xs.len()];
+        let reps = flags.reps;
+        let mpi = timed(&world, reps, || {
+            world.all_reduce_into(&xs[..], &mut out[..], SystemOperation::sum())
+        });
+        let ring = timed(&world, reps, || {
+            ch03::allreduce_ring(&world, &xs, Op::Sum);
+        });
+        let lead = timed(&world, reps, || {
+            allreduce_leaders(&groups, &xs);
+        });
+        let busy_t = match busy {
+            true => us(timed(&world, reps, || {
+                allreduce_busy(&groups, &xs);
+            })),
+            false => format!("{:>10}", "n/a"),
+        };
+        let model: Vec<String> = Schedule::ALL
+            .iter()
+            .map(|&s| us(predict(s, &here, q, n, bytes)))
+            .collect();
+        say(&format!(
+            "{bytes:>9}{}{}{}{busy_t} |{}",
+            us(mpi),
+            us(ring),
+            us(lead),
+            model.concat()
+        ));
+    }
+    if !busy {
+        say("busy: n/a, ex 12.2 needs nodes of equal size");
+    }
+    let tcp = Links {
+        intra,
+        inter: flags.inter,
+    };
+    say(&format!(
+        "\nthe model alone, {n} nodes of {q}, with TCP between nodes (assumed: alpha {:.1} µs, \
+         beta {:.2} GB/s)",
+        flags.inter.alpha * 1e6,
+        flags.inter.beta / 1e9
+    ));
+    let ladder: Vec<usize> = (0..=24).step_by(2).map(|k| 8usize << k).collect();
+    for s in [Schedule::Leaders, Schedule::Busy] {
+        let line = |links: &Links| match crossover(s, links, q, n, &ladder) {
+            Some(b) => format!("wins from {b} bytes"),
+            None => format!("loses at {} bytes", ladder[ladder.len() - 1]),
+        };
+        say(&format!(
+            "  {:<8} against the flat ring: on this machine {}; with TCP {}",
+            s.name(),
+            line(&here),
+            line(&tcp)
+        ));
+    }
+    let at = ladder[ladder.len() - 1];
+    let times: Vec<String> = Schedule::ALL
+        .iter()
+        .map(|&s| format!("{} {:.1} ms", s.name(), predict(s, &tcp, q, n, at) * 1e3))
+        .collect();
+    say(&format!("  at {at} bytes with TCP: {}", times.join(", ")));
+}
