@@ -30,7 +30,7 @@ usage: hier [--nodes N|shared] [--reps R] [--inter-us A] [--inter-gbps B]
   --nodes N|shared  emulated nodes (ranks dealt in blocks), or split_shared (default 2)
   --reps R          timed repetitions per size and schedule (default 20)
   --inter-us A      the assumed latency between nodes for the last table, µs (default 50)
-  --inter-gbps B    the assumed bandwidth between nodes for the last table, GB/s (default 1.25)
+  --inter-gbps B    the assumed bandwidth between nodes for the last table, GB/s (default 0.125: 1 Gb/s Ethernet)
 ";
 
 /// The vector sizes timed, in bytes.
@@ -43,7 +43,7 @@ struct Flags {
 }
 
 fn parse(args: &[String]) -> Result<Flags, String> {
-    let (mut nodes, mut reps, mut us, mut gbps) = (Nodes::Emulated(2), 20usize, 50.0, 1.25);
+    let (mut nodes, mut reps, mut us, mut gbps) = (Nodes::Emulated(2), 20usize, 50.0, 0.125);
     let mut it = args.iter();
     while let Some(flag) = it.next() {
         let v = it.next().ok_or(format!("{flag} needs a value (see --help)"))?;
