@@ -66,6 +66,7 @@ pub struct Place {
     pub local_size: usize,
 }
 
+// ANCHOR: groups
 /// The communicators of a hierarchical allreduce, as one rank holds them.
 pub struct NodeGroups {
     /// This rank's place.
@@ -83,6 +84,7 @@ pub struct NodeGroups {
     /// How the nodes were found.
     pub layout: Nodes,
 }
+// ANCHOR_END: groups
 
 impl NodeGroups {
     /// The groups with local rank 0 as every node's leader.

@@ -46,7 +46,9 @@ fn parse(args: &[String]) -> Result<Flags, String> {
     let (mut nodes, mut reps, mut us, mut gbps) = (Nodes::Emulated(2), 20usize, 50.0, 0.125);
     let mut it = args.iter();
     while let Some(flag) = it.next() {
-        let v = it.next().ok_or(format!("{flag} needs a value (see --help)"))?;
+        let v = it
+            .next()
+            .ok_or(format!("{flag} needs a value (see --help)"))?;
         let num = || match v.parse::<f64>() {
             Ok(x) if x > 0.0 => Ok(x),
             _ => Err(format!("{flag} {v}: not a positive number (see --help)")),
@@ -138,7 +140,9 @@ fn main() {
     let busy = groups.uniform();
     say(&format!("hier: {p} ranks as {}", groups.describe()));
     // Check every schedule once on a small vector, and find the unwritten exercises.
-    let xs: Vec<f32> = (0..1000).map(|i| ((i * 7 + rank * 13) % 17) as f32 - 8.0).collect();
+    let xs: Vec<f32> = (0..1000)
+        .map(|i| ((i * 7 + rank * 13) % 17) as f32 - 8.0)
+        .collect();
     let mut want = vec![0f32; xs.len()];
     world.all_reduce_into(&xs[..], &mut want[..], SystemOperation::sum());
     let sums = vec![8.0 * p as f64; xs.len()];
