@@ -184,9 +184,9 @@ fn check_leaders(all: &[u64]) -> Result<Vec<usize>, String> {
     let rows: Vec<&[u64]> = all.chunks(4).collect();
     let nodes = rows.iter().map(|r| r[0] as usize + 1).max().unwrap_or(0);
     let mut sizes = vec![0usize; nodes];
-    for n in 0..nodes {
+    for (n, size) in sizes.iter_mut().enumerate() {
         let mine: Vec<&&[u64]> = rows.iter().filter(|r| r[0] as usize == n).collect();
-        sizes[n] = mine[0][2] as usize;
+        *size = mine[0][2] as usize;
         if let Some(r) = mine.iter().find(|r| r[3] >= r[2]) {
             return Err(format!(
                 "node {n}: local rank {} names local rank {} as the leader, but the node has \
