@@ -138,7 +138,12 @@ fn main() {
     };
     let (q, n) = (groups.sizes[0], groups.nodes());
     let busy = groups.uniform();
-    say(&format!("hier: {p} ranks as {}", groups.describe()));
+    let ranks = if p == 1 {
+        "1 rank".into()
+    } else {
+        format!("{p} ranks")
+    };
+    say(&format!("hier: {ranks} as {}", groups.describe()));
     // Check every schedule once on a small vector, and find the unwritten exercises.
     let xs: Vec<f32> = (0..1000)
         .map(|i| ((i * 7 + rank * 13) % 17) as f32 - 8.0)
@@ -163,17 +168,14 @@ fn main() {
         return say(&format!("hier: rank 0: {why}"));
     }
     say("every schedule matches MPI_Allreduce on a vector of 1000 f32");
-    let intra = match p {
-        1 => AlphaBeta {
-            alpha: 0.0,
-            beta: f64::INFINITY,
-        },
-        _ => {
-            let alpha = one_way(&world, 8, 200);
-            let big = 4 << 20;
-            let beta = big as f64 / (one_way(&world, big, 10) - alpha).max(1e-9);
-            AlphaBeta { alpha, beta }
-        }
+    if p == 1 {
+        return say("1 rank: no link to time and nothing to model; run with NP=4 (the default)");
+    }
+    let intra = {
+        let alpha = one_way(&world, 8, 200);
+        let big = 4 << 20;
+        let beta = big as f64 / (one_way(&world, big, 10) - alpha).max(1e-9);
+        AlphaBeta { alpha, beta }
     };
     say(&format!(
         "shared memory, ping-pong of ranks 0 and 1: alpha {:.2} µs, beta {:.2} GB/s",
@@ -185,9 +187,10 @@ fn main() {
         inter: intra,
     };
     say(&format!(
-        "\ntimes in µs (median of {} repetitions, slowest rank); model: {n} nodes of {q}, both \
+        "\ntimes in µs (median of {} repetitions, slowest rank); model: {} of {q}, both \
          link classes the fitted shared memory",
-        flags.reps
+        flags.reps,
+        nodes_text(n)
     ));
     say(&format!(
         "{:>9}{:>10}{:>10}{:>10}{:>10} |{:>10}{:>10}{:>10}",
@@ -232,8 +235,9 @@ fn main() {
         inter: flags.inter,
     };
     say(&format!(
-        "\nthe model alone, {n} nodes of {q}, with TCP between nodes (assumed: alpha {:.1} µs, \
+        "\nthe model alone, {} of {q}, with TCP between nodes (assumed: alpha {:.1} µs, \
          beta {:.2} GB/s)",
+        nodes_text(n),
         flags.inter.alpha * 1e6,
         flags.inter.beta / 1e9
     ));
@@ -256,4 +260,12 @@ fn main() {
         .map(|&s| format!("{} {:.1} ms", s.name(), predict(s, &tcp, q, n, at) * 1e3))
         .collect();
     say(&format!("  at {at} bytes with TCP: {}", times.join(", ")));
+}
+
+/// `1 node`, `2 nodes`.
+fn nodes_text(n: usize) -> String {
+    match n {
+        1 => "1 node".into(),
+        n => format!("{n} nodes"),
+    }
 }
