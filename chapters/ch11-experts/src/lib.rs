@@ -27,6 +27,8 @@ pub mod config;
 pub mod experts;
 pub mod flags;
 pub mod layer;
+pub mod nets;
+pub mod pass;
 pub mod routing;
 pub mod task;
 
@@ -41,3 +43,9 @@ pub mod router;
     path = "../../../solutions/ch11-experts/exchange.rs"
 )]
 pub mod exchange;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch11-experts/backward.rs"
+)]
+pub mod backward;
