@@ -1,7 +1,8 @@
 //! Mistakes learners make in this chapter, planted on purpose, and what the checks say
 //! about them. Each runs the exercise's own check (tests/common) on a wrong answer and
 //! pins the message a learner will see: the router's pure checks here, the exchange's
-//! and the backward's under mpirun at 2 or 3 ranks (`toolkit::mpi_test!`).
+//! the backward's and the
+//! balancing loss's under mpirun at 2 or 3 ranks (`toolkit::mpi_test!`).
 //!
 //! Run: `cargo test -p ch11-experts --features solution --test planted_mistakes
 //! -- --nocapture` to read the messages.
@@ -10,6 +11,7 @@
 mod common;
 
 use ch11::backward::{backward, combine_backward};
+use ch11::balance::{aux_loss, fractions};
 use ch11::config::{Layout, MoeConfig};
 use ch11::exchange::{combine, dispatch, exchange_rows};
 use ch11::experts::Experts;
@@ -17,6 +19,7 @@ use ch11::nets::{grad_or_zeros, tensor, values};
 use ch11::pass::Pass;
 use ch11::router::route;
 use ch11::routing::{Dispatched, Routing};
+use common::balance::{check_aux_loss, check_fractions};
 use common::grad::check_input_grad;
 use common::layer::{check_dispatch, check_layer};
 use common::{check_capacity, check_route, Case};
@@ -217,5 +220,46 @@ toolkit::mpi_test! {
 
     fn the_right_backward_passes_the_same_case(world at &[3]) {
         check_input_grad(world, backward, &Case { seed: 20, ..case(4, 3, 1, 4, 1) }, 1e-6)
+    }
+}
+
+// ANCHOR: f_not_over_k
+/// Mistake 7: `f` divided by the tokens, not by the (token, choice) pairs: for k = 2 each
+/// fraction doubles, the even loss becomes `2α`.
+fn f_not_over_k(world: &SimpleCommunicator, routing: &Routing, experts: usize) -> Vec<f64> {
+    let k = routing.k as f64;
+    fractions(world, routing, experts)
+        .iter()
+        .map(|v| v * k)
+        .collect() // the mistake
+}
+// ANCHOR_END: f_not_over_k
+
+// ANCHOR: detached_p
+/// Mistake 8: `P` detached (computed from the logits' values): the loss has the right
+/// value and no gradient, so the router never learns to balance.
+fn detached_p(
+    world: &SimpleCommunicator,
+    routing: &Routing,
+    logits: &Tensor,
+    alpha: f64,
+) -> Tensor {
+    aux_loss(world, routing, &logits.detach(), alpha) // the mistake
+}
+// ANCHOR_END: detached_p
+
+toolkit::mpi_test! {
+    fn f_not_divided_by_k_doubles_at_k_2(world at &[2]) {
+        check_fractions(world, f_not_over_k, &case(6, 4, 1, 4, 1))?; // k = 1: the same
+        let got = check_fractions(world, f_not_over_k, &case(6, 4, 2, 4, 1));
+        pinned(world, got, "rank 0 of 2, T=6 E=4 k=2 factor=1 hidden=1 seed=5: f = \
+                            [0.7142857142857143, 0.5714285714285714, 0.2857142857142857, \
+                            0.42857142857142855], expected [0.35714285714285715, ")
+    }
+
+    fn a_detached_p_gives_the_router_no_gradient(world at &[2]) {
+        let got = check_aux_loss(world, detached_p, &case(6, 4, 2, 4, 1), 1.0, 1e-6);
+        pinned(world, got, "rank 0 of 2, T=6 E=4 k=2 factor=1 hidden=1 seed=5, α=1: the loss \
+                            is right but has no gradient: P must stay in the logits' graph")
     }
 }
