@@ -36,6 +36,8 @@ pub mod nets;
 pub mod pass;
 pub mod routing;
 pub mod task;
+pub mod train;
+pub mod train_flags;
 
 #[cfg_attr(
     feature = "solution",
