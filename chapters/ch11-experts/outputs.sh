@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Chapter 11's captures for the book beyond the moe lab's output at 4 ranks:
+# Chapter 11's captures for the book beyond the labs' outputs at 4 ranks (moe, moe_train):
 #   the lab at NP=3 with 5 experts (blocks of 2, 2 and 1) and k = 1, at NP=1 (nothing
 #   crosses), and three bad settings refused in one line before MPI starts.
-# `make outputs CH=11` runs the lab, then this script from the repository root
+# `make outputs CH=11` runs the labs, then this script from the repository root
 # (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.
 set -euo pipefail
 MAKE=${MAKE:-make}
@@ -17,3 +17,13 @@ book=book/src/ch11-experts
     $MAKE -s --no-print-directory run CH=11 SOLUTION=1 ARGS="$args" 2>&1 || true;
   done; } > $book/output/bad-flags.txt
 echo "outputs: wrote $book/output/moe-np3.txt, moe-np1.txt, bad-flags.txt"
+# Part 2: the training lab's plot (α = 0 and 0.1 from the same start; its table is
+# output/moe_train.txt, written by `make outputs` above), k = 2 at NP=3, and its bad flags.
+{ echo "\$ make run CH=11 BIN=moe_train NP=3 SOLUTION=1 ARGS='--k 2 --experts 6 --steps 100'";
+  $MAKE -s --no-print-directory run CH=11 BIN=moe_train NP=3 SOLUTION=1 ARGS='--k 2 --experts 6 --steps 100' 2>&1; } > $book/output/moe_train-np3.txt
+$MAKE -s --no-print-directory run CH=11 BIN=moe_train SOLUTION=1 ARGS="--every 1000 --plot $book/output/balance.svg" > /dev/null 2>&1
+{ for args in '--alpha -0.1' '--lr 0'; do
+    echo "\$ make run CH=11 BIN=moe_train SOLUTION=1 ARGS='$args'";
+    $MAKE -s --no-print-directory run CH=11 BIN=moe_train SOLUTION=1 ARGS="$args" 2>&1 || true;
+  done; } > $book/output/bad-train-flags.txt
+echo "outputs: wrote $book/output/moe_train-np3.txt, balance.svg, bad-train-flags.txt"

@@ -1,7 +1,8 @@
 //! Mistakes learners make in this chapter, planted on purpose, and what the checks say
 //! about them. Each runs the exercise's own check (tests/common) on a wrong answer and
 //! pins the message a learner will see: the router's pure checks here, the exchange's
-//! under mpirun at 2 ranks (`toolkit::mpi_test!`).
+//! the backward's and the
+//! balancing loss's under mpirun at 2 or 3 ranks (`toolkit::mpi_test!`).
 //!
 //! Run: `cargo test -p ch11-experts --features solution --test planted_mistakes
 //! -- --nocapture` to read the messages.
@@ -9,15 +10,22 @@
 #[path = "../../chapters/ch11-experts/tests/common/mod.rs"]
 mod common;
 
+use ch11::backward::{backward, combine_backward};
+use ch11::balance::{aux_loss, fractions};
 use ch11::config::{Layout, MoeConfig};
 use ch11::exchange::{combine, dispatch, exchange_rows};
 use ch11::experts::Experts;
+use ch11::nets::{grad_or_zeros, tensor, values};
+use ch11::pass::Pass;
 use ch11::router::route;
 use ch11::routing::{Dispatched, Routing};
+use common::balance::{check_aux_loss, check_fractions};
+use common::grad::check_input_grad;
 use common::layer::{check_dispatch, check_layer};
 use common::{check_capacity, check_route, Case};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
+use tch::{Kind, Tensor};
 
 fn case(tokens: usize, experts: usize, k: usize, quarters: u32, hidden: usize) -> Case {
     Case {
@@ -180,5 +188,78 @@ toolkit::mpi_test! {
         let got = check_layer(world, (dispatch, unswapped_combine), &Experts::identity(3, 1), &c, 0.0);
         pinned(world, got, "rank 0 of 3, T=4 E=3 k=1 factor=1 hidden=1 seed=20: token 0 float 0: \
                             0.060837075, expected 0.5358825")
+    }
+}
+
+// ANCHOR: unswapped_backward
+/// Mistake 6: the dispatch's backward with the counts NOT swapped: the gradients of the
+/// received rows go back as if they were laid out like the rows this rank sent.
+fn unswapped_backward(world: &SimpleCommunicator, pass: &Pass, loss: &Tensor) {
+    loss.backward();
+    let to_experts = combine_backward(world, &pass.dispatched, &grad_or_zeros(&pass.returned));
+    if pass.expert_out.requires_grad() {
+        (&pass.expert_out * to_experts).sum(Kind::Float).backward();
+    }
+    let (d, h) = (&pass.dispatched, pass.dispatched.hidden);
+    let g = values(&grad_or_zeros(&pass.received));
+    let back = exchange_rows(world, &g, &d.send_counts, &d.recv_counts, h); // the mistake
+    let to_tokens = tensor(&back, &[(back.len() / h) as i64, h as i64]);
+    if pass.sent_rows.requires_grad() {
+        (&pass.sent_rows * to_tokens).sum(Kind::Float).backward();
+    }
+}
+// ANCHOR_END: unswapped_backward
+
+toolkit::mpi_test! {
+    fn the_backward_with_the_counts_not_swapped_credits_other_tokens(world at &[3]) {
+        let c = Case { seed: 20, ..case(4, 3, 1, 4, 1) };
+        let got = check_input_grad(world, unswapped_backward, &c, 1e-6);
+        pinned(world, got, "rank 0 of 3, T=4 E=3 k=1 factor=1 hidden=1 seed=20: x's gradient \
+                            (sum of kept gates · g) float 0: -0.19645968, expected 0.0910201")
+    }
+
+    fn the_right_backward_passes_the_same_case(world at &[3]) {
+        check_input_grad(world, backward, &Case { seed: 20, ..case(4, 3, 1, 4, 1) }, 1e-6)
+    }
+}
+
+// ANCHOR: f_not_over_k
+/// Mistake 7: `f` divided by the tokens, not by the (token, choice) pairs: for k = 2 each
+/// fraction doubles, the even loss becomes `2α`.
+fn f_not_over_k(world: &SimpleCommunicator, routing: &Routing, experts: usize) -> Vec<f64> {
+    let k = routing.k as f64;
+    fractions(world, routing, experts)
+        .iter()
+        .map(|v| v * k)
+        .collect() // the mistake
+}
+// ANCHOR_END: f_not_over_k
+
+// ANCHOR: detached_p
+/// Mistake 8: `P` detached (computed from the logits' values): the loss has the right
+/// value and no gradient, so the router never learns to balance.
+fn detached_p(
+    world: &SimpleCommunicator,
+    routing: &Routing,
+    logits: &Tensor,
+    alpha: f64,
+) -> Tensor {
+    aux_loss(world, routing, &logits.detach(), alpha) // the mistake
+}
+// ANCHOR_END: detached_p
+
+toolkit::mpi_test! {
+    fn f_not_divided_by_k_doubles_at_k_2(world at &[2]) {
+        check_fractions(world, f_not_over_k, &case(6, 4, 1, 4, 1))?; // k = 1: the same
+        let got = check_fractions(world, f_not_over_k, &case(6, 4, 2, 4, 1));
+        pinned(world, got, "rank 0 of 2, T=6 E=4 k=2 factor=1 hidden=1 seed=5: f = \
+                            [0.7142857142857143, 0.5714285714285714, 0.2857142857142857, \
+                            0.42857142857142855], expected [0.35714285714285715, ")
+    }
+
+    fn a_detached_p_gives_the_router_no_gradient(world at &[2]) {
+        let got = check_aux_loss(world, detached_p, &case(6, 4, 2, 4, 1), 1.0, 1e-6);
+        pinned(world, got, "rank 0 of 2, T=6 E=4 k=2 factor=1 hidden=1 seed=5, α=1: the loss \
+                            is right but has no gradient: P must stay in the logits' graph")
     }
 }

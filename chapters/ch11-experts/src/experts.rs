@@ -3,7 +3,7 @@
 //! experts without communicating; or the identity, for the checks.
 //!
 //! Part 1 runs the forward only, so plain `f32` arithmetic serves; part 2, which trains
-//! the layer, moves the experts into LibTorch for autograd.
+//! the layer, copies these weights into LibTorch tensors for autograd ([`crate::nets`]).
 
 use crate::config::Layout;
 use crate::routing::Dispatched;
@@ -51,6 +51,11 @@ impl Experts {
     /// The number of experts.
     pub fn len(&self) -> usize {
         self.weights.len()
+    }
+
+    /// Expert `expert`'s `W`, row by row (`hidden × hidden`), and its `b`.
+    pub fn params(&self, expert: usize) -> (&[f32], &[f32]) {
+        (&self.weights[expert], &self.biases[expert])
     }
 
     /// `true` when there are no experts.

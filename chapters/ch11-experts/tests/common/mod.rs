@@ -5,6 +5,8 @@
 //! Not a test itself; `mod common;` in each test file.
 #![allow(dead_code)] // each test file uses part of it
 
+pub mod balance;
+pub mod grad;
 pub mod layer;
 
 use ch11::config::MoeConfig;

@@ -1,0 +1,93 @@
+//! Lab: the MoE layer trained over the ranks (router and experts, Adam), once per value of
+//! α, the balancing loss's weight, from the same start; the load per expert as it trains.
+//!
+//! Run: `make run CH=11 BIN=moe_train` (4 ranks; `SOLUTION=1` for the answers; `NP=3` for
+//! another job; `ARGS='--alpha 0,0.1 --k 2'` for other settings, `ARGS=--help` for the
+//! list). Expect per α, every `--every` steps: the squared-error loss, the balancing loss
+//! `E·Σ f·P` (1 when even), the (token, choice) pairs each expert was chosen for (summed
+//! over the ranks), the pairs dropped, and the busiest expert's share of the pairs. With
+//! α = 0 the router is free to pile tokens on a few experts; with α > 0 the shares stay
+//! near 1/E. `--plot FILE` writes those shares as an SVG. It needs ex 11.1 to 11.4; until
+//! they are written it says which is missing.
+
+use ch11::train::{held, step, Model};
+use ch11::train_flags::{parse, TrainFlags, USAGE};
+use mpi::traits::*;
+use toolkit::gate::unless_todo;
+use toolkit::plot::{linear_svg, Series};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        return print!("{USAGE}");
+    }
+    let TrainFlags {
+        runs,
+        steps,
+        every,
+        plot,
+    } = parse(&args).unwrap_or_else(|why| {
+        eprintln!("moe_train: {why}");
+        std::process::exit(2);
+    });
+    let universe = toolkit::init();
+    let world = universe.world();
+    let (rank, p) = (world.rank() as usize, world.size() as usize);
+    let say = |line: &str| {
+        if rank == 0 {
+            println!("{line}");
+        }
+    };
+    let mut series = vec![];
+    for s in &runs {
+        let e = s.cfg.experts;
+        say(&format!(
+            "\nmoe_train: α = {}, {p} ranks, {e} experts, k = {}, capacity factor {}, {} tokens \
+             per rank, hidden {}, Adam lr {}, skew {}",
+            s.alpha, s.cfg.k, s.cfg.capacity_factor, s.tokens, s.hidden, s.lr, s.skew
+        ));
+        say("  step      loss  balance  chosen per expert (all ranks)           dropped  busiest");
+        let mut model = Model::new(s, held(s, p, rank));
+        let mut points = vec![];
+        for n in 0..steps {
+            let r = match unless_todo(&world, || step(&world, s, &mut model, n)) {
+                Ok(Ok(r)) => r,
+                Ok(Err(why)) => return say(&format!("moe_train: {why}")),
+                Err(task) => return say(&format!("\nfinish {task} first (make check CH=11)")),
+            };
+            let pairs: u64 = r.chosen.iter().sum();
+            let share = *r.chosen.iter().max().unwrap_or(&0) as f64 / pairs.max(1) as f64;
+            points.push((n as f64, share));
+            if n % every == 0 || n + 1 == steps {
+                let chosen: Vec<String> = r.chosen.iter().map(|c| format!("{c:>4}")).collect();
+                say(&format!(
+                    "  {n:>4}  {:>8.4}  {:>7.3}  {:<40}  {:>6}  {:>6.1}%",
+                    r.loss,
+                    r.balance,
+                    chosen.join(""),
+                    r.dropped.iter().sum::<u64>(),
+                    100.0 * share
+                ));
+            }
+        }
+        series.push(Series {
+            name: format!("α = {}", s.alpha),
+            points,
+        });
+    }
+    if let (Some(file), 0) = (plot, rank) {
+        let even = 1.0 / runs[0].cfg.experts as f64;
+        series.push(Series {
+            name: format!("even: 1/E = {even:.3}"),
+            points: vec![(0.0, even), (steps.saturating_sub(1) as f64, even)],
+        });
+        let svg = linear_svg(
+            "The busiest expert's share of the (token, choice) pairs",
+            "step",
+            "share of the pairs",
+            &series,
+        );
+        std::fs::write(&file, svg).unwrap_or_else(|e| panic!("cannot write {file}: {e}"));
+        println!("\nmoe_train: wrote {file}");
+    }
+}

@@ -1,0 +1,94 @@
+//! Checks of the given trainer (ex 11.1 to 11.4 together): N steps over 1, 2 and 3 ranks
+//! equal N steps of one process holding every rank's tokens and every expert; and the
+//! `moe_train` lab's bad flags refused in one line before MPI starts.
+//! Run: `make check CH=11` or `cargo test -p ch11-experts --features solution --test train`.
+
+use ch11::config::MoeConfig;
+use ch11::nets::values;
+use ch11::train::{held, step, step_one_process, Model, Settings};
+use ch11::train_flags::parse;
+use mpi::traits::*;
+
+fn settings(experts: usize, k: usize, alpha: f64) -> Settings {
+    Settings {
+        cfg: MoeConfig::new(experts, k, 1.0).unwrap(),
+        hidden: 6,
+        tokens: 24,
+        alpha,
+        lr: 0.01,
+        skew: 1.0,
+        seed: 7,
+    }
+}
+
+/// The largest `|a - b| / (1 + |b|)` over two parameter lists.
+fn worst(a: &[tch::Tensor], b: &[tch::Tensor]) -> f64 {
+    let mut w = 0.0f64;
+    for (x, y) in a.iter().zip(b) {
+        for (p, q) in values(x).iter().zip(values(y)) {
+            w = w.max(((p - q).abs() / (1.0 + q.abs())) as f64);
+        }
+    }
+    w
+}
+
+#[test]
+fn bad_train_flags_are_refused_in_one_line() {
+    let bad = [
+        (
+            "--alpha -0.1",
+            "--alpha -0.1: the balancing loss's weight must be 0 or more",
+        ),
+        ("--alpha 0,x", "--alpha 0,x: not a number"),
+        (
+            "--lr 0",
+            "--lr 0: the learning rate must be a positive number",
+        ),
+        ("--skew -1", "--skew -1: it must be 0 or more"),
+        ("--k 3", "k = 3: each token goes to 1 or 2 experts"),
+        (
+            "--tokens 0",
+            "--hidden, --tokens and --every must be at least 1",
+        ),
+        ("--steps", "--steps needs a value"),
+        ("--alfa 1", "unknown flag --alfa"),
+    ];
+    for (flags, says) in bad {
+        let args: Vec<String> = flags.split(' ').map(String::from).collect();
+        let err = parse(&args).expect_err(flags);
+        assert!(
+            err.starts_with(says) && !err.contains('\n'),
+            "{flags}: {err}"
+        );
+    }
+    let ok = parse(&["--alpha".into(), "0,0.5,1".into()]).unwrap();
+    let alphas: Vec<f64> = ok.runs.iter().map(|s| s.alpha).collect();
+    assert_eq!((alphas, ok.steps, ok.every), (vec![0.0, 0.5, 1.0], 200, 20));
+}
+
+toolkit::mpi_test! {
+    /// 8 Adam steps, k = 1 and 2, α = 0 and 0.01: the router and each rank's experts
+    /// within 1e-6·(1 + |w|) of one process's (measured: below 5e-8).
+    fn training_equals_one_process(world at &[1, 2, 3]) {
+        let (me, p) = (world.rank() as usize, world.size() as usize);
+        for (experts, k, alpha) in [(4, 1, 0.01), (5, 2, 0.0), (5, 2, 0.01)] {
+            let s = settings(experts, k, alpha);
+            let (mut ep, mut one) = (Model::new(&s, held(&s, p, me)), Model::new(&s, 0..experts));
+            for n in 0..8 {
+                step(world, &s, &mut ep, n)?;
+                step_one_process(&s, p, &mut one, n)?;
+            }
+            let first = held(&s, p, me).start;
+            let mine = |m: &Model, l: usize| [m.nets.weights[l].shallow_clone(), m.nets.biases[l].shallow_clone()];
+            let mut w = worst(&[ep.router.shallow_clone()], &[one.router.shallow_clone()]);
+            for l in 0..ep.nets.weights.len() {
+                w = w.max(worst(&mine(&ep, l), &mine(&one, first + l)));
+            }
+            println!("rank {me} of {p}, E={experts} k={k} α={alpha}: largest difference {w:.2e}");
+            if w > 1e-6 {
+                return Err(format!("rank {me} of {p}, E={experts} k={k} α={alpha}: after 8 steps the weights differ from one process by {w:.2e} > 1e-6"));
+            }
+        }
+        Ok(())
+    }
+}
