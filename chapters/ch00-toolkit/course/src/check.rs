@@ -2,8 +2,8 @@
 //!
 //! Exercises are found in the chapter's stubs (a `todo!` whose message starts
 //! `ex N.M:`); their tests are named `exN_M_...`. A failing test whose output holds
-//! `not yet implemented: ex N.M` is an exercise not started; any other failure is a
-//! wrong answer.
+//! `not yet implemented: ex N.M` is an exercise not started (so is one whose tests stop
+//! at another exercise's stub, which they run first); any other failure is a wrong answer.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -30,6 +30,15 @@ pub struct Exercise {
     /// The test functions named after it.
     pub tests: Vec<String>,
     pub status: Status,
+}
+
+/// True when `failure` stopped at the `todo!` of an exercise other than `id`: a test of
+/// `id` that runs an earlier exercise's code, not yet written.
+fn stopped_at_another_stub(failure: &str, id: &str) -> bool {
+    failure
+        .split("not yet implemented: ex ")
+        .skip(1)
+        .any(|rest| rest.split(':').next().is_some_and(|other| other != id))
 }
 
 /// Every stub `todo!` whose message starts `ex N.M: task`, in the chapter's `src/`, by id.
@@ -187,7 +196,10 @@ pub fn verdicts(
         } else if failures
             .iter()
             .any(|f| f.contains(&format!("not yet implemented: ex {id}:")))
+            || failures.iter().all(|f| stopped_at_another_stub(f, id))
         {
+            // Its own stub, or the stub of an exercise its tests run first (ex 11.3's
+            // backward runs 11.1's router): nothing of this one can be judged yet.
             Status::NotStarted
         } else {
             // A test not run because its sibling hung says less than the sibling.
@@ -216,4 +228,17 @@ pub fn excerpt(text: &str) -> String {
         .take_while(|l| !l.starts_with("stack backtrace:"))
         .filter(|l| !l.trim().is_empty() && !l.starts_with("note: run with"));
     useful.take(30).collect::<Vec<_>>().join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::stopped_at_another_stub;
+
+    #[test]
+    fn a_test_stopped_at_an_earlier_exercises_stub_is_told_apart() {
+        let at_11_1 = "panicked at src/router.rs:17: not yet implemented: ex 11.1: the capacity";
+        assert!(stopped_at_another_stub(at_11_1, "11.3"));
+        assert!(!stopped_at_another_stub(at_11_1, "11.1"));
+        assert!(!stopped_at_another_stub("left: 1, right: 2", "11.3"));
+    }
 }
