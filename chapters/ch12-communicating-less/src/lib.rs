@@ -43,3 +43,9 @@ pub mod busy;
     path = "../../../solutions/ch12-communicating-less/topk.rs"
 )]
 pub mod topk;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch12-communicating-less/quant.rs"
+)]
+pub mod quant;
