@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Chapter 12's captures for the book beyond the hier lab's output at 4 ranks:
 #   the lab at NP=3 (2 emulated nodes of 2 and 1: ex 12.2 does not apply), at NP=1, and
-#   bad settings refused in one line (a flag before MPI starts, a layout after).
+#   bad settings refused in one line (a flag before MPI starts, a layout after); the
+#   compress lab at NP=1 and NP=3 (its NP=4 run is the lab's own capture, compress.txt).
 # `make outputs CH=12` runs the lab, then this script from the repository root
 # (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.
 set -euo pipefail
@@ -15,4 +16,8 @@ book=book/src/ch12-communicating-less
     echo "\$ make run CH=12 SOLUTION=1 ARGS='$args'";
     $MAKE -s --no-print-directory run CH=12 SOLUTION=1 ARGS="$args" 2>&1 || true;
   done; } > $book/output/bad-layouts.txt
-echo "outputs: wrote $book/output/hier-np3.txt, hier-np1.txt, bad-layouts.txt"
+for np in 1 3; do
+  { echo "\$ make run CH=12 BIN=compress NP=$np SOLUTION=1";
+    $MAKE -s --no-print-directory run CH=12 BIN=compress NP=$np SOLUTION=1 2>&1; } > $book/output/compress-np$np.txt
+done
+echo "outputs: wrote $book/output/hier-np3.txt, hier-np1.txt, bad-layouts.txt, compress-np1.txt, compress-np3.txt"

@@ -1,7 +1,9 @@
 //! Mistakes learners make in this chapter, planted on purpose, and what the checks say
 //! about them, under mpirun at 4 ranks (`toolkit::mpi_test!`): leaders chosen differently
 //! on different ranks (refused in one line by the node groups, before any data moves),
-//! and the leaders' allreduce without its broadcast (named by the exercise's own check).
+//! and the leaders' allreduce without its broadcast (named by the exercise's own check);
+//! ex 12.3's step that never adds its residual back, and one that sends values without
+//! their indices (each rank assumes the others chose its own indices).
 //!
 //! Run: `cargo test -p ch12-communicating-less --features solution --test planted_mistakes
 //! -- --nocapture` to read the messages.
@@ -9,9 +11,11 @@
 #[path = "../../chapters/ch12-communicating-less/tests/common/mod.rs"]
 mod common;
 
+use ch12::feedback::Feedback;
 use ch12::hier::allreduce_leaders;
 use ch12::nodes::{NodeGroups, Nodes, Place};
-use common::{check_allreduce, Case};
+use ch12::topk::{sparse_sum, top_k};
+use common::{check_allreduce, check_step, Case};
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -60,6 +64,52 @@ fn pinned(
     }
 }
 
+// ANCHOR: residual_dropped
+/// Mistake 3: the residual kept but never added back: the step selects from the gradient
+/// alone, and what was left out is overwritten at the next step.
+fn residual_dropped(world: &SimpleCommunicator, fb: &mut Feedback, grad: &[f32]) -> Vec<f32> {
+    let indices = top_k(grad, fb.keep); // the mistake: grad, not grad + fb.residual
+    let values: Vec<f32> = indices.iter().map(|&i| grad[i as usize]).collect();
+    let sum = sparse_sum(world, &indices, &values, grad.len());
+    fb.residual = grad.to_vec();
+    for &i in &indices {
+        fb.residual[i as usize] = 0.0;
+    }
+    fb.bytes_sent += 4 + 8 * indices.len();
+    sum
+}
+// ANCHOR_END: residual_dropped
+
+// ANCHOR: values_without_indices
+/// Mistake 4: only the values are gathered; each rank adds them at its own indices, as if
+/// every rank had chosen the same ones.
+fn values_without_indices(world: &SimpleCommunicator, fb: &mut Feedback, grad: &[f32]) -> Vec<f32> {
+    let acc: Vec<f32> = grad.iter().zip(&fb.residual).map(|(g, r)| g + r).collect();
+    let indices = top_k(&acc, fb.keep);
+    let values: Vec<f32> = indices.iter().map(|&i| acc[i as usize]).collect();
+    let mut all = vec![0f32; values.len() * world.size() as usize];
+    world.all_gather_into(&values[..], &mut all[..]); // the mistake: no indices
+    let mut sum = vec![0f32; grad.len()];
+    for chunk in all.chunks(values.len().max(1)) {
+        for (&i, &v) in indices.iter().zip(chunk) {
+            sum[i as usize] += v;
+        }
+    }
+    fb.residual = acc;
+    for &i in &indices {
+        fb.residual[i as usize] = 0.0;
+    }
+    fb.bytes_sent += 4 + 8 * indices.len();
+    sum
+}
+// ANCHOR_END: values_without_indices
+
+const TOPK: Case = Case {
+    len: 8,
+    nodes: 0,
+    seed: 7,
+};
+
 const CASE: Case = Case {
     len: 5,
     nodes: 2,
@@ -87,5 +137,21 @@ toolkit::mpi_test! {
     fn the_right_answers_pass_the_same_cases(world at &[4]) {
         NodeGroups::with_leader(world, Nodes::Emulated(2), |p| p.local_size - 1)?;
         check_allreduce(world, (allreduce_leaders, allreduce_leaders), &CASE, false)
+    }
+
+    fn a_step_without_the_residual_is_named_by_its_residual(world at &[4]) {
+        let got = check_step(world, residual_dropped, &TOPK, 25.0);
+        pinned(world, 0, got, "rank 0 of 4, len=8 top-k 25% seed=7: residual (gradient + old \
+                               residual, minus what was sent): element")
+    }
+
+    fn values_without_their_indices_are_named_by_the_result(world at &[4]) {
+        let got = check_step(world, values_without_indices, &TOPK, 25.0);
+        pinned(world, 0, got, "rank 0 of 4, len=8 top-k 25% seed=7: result (the sum of every \
+                               rank's sent pieces): element")
+    }
+
+    fn the_right_step_passes_the_same_case(world at &[4]) {
+        check_step(world, ch12::topk::step, &TOPK, 25.0)
     }
 }

@@ -1,21 +1,28 @@
 //! Chapter 12: communicating less. Part 1: the hierarchical allreduce. The ranks are
 //! grouped by node; the sum is formed inside each node over shared memory first, so that
-//! fewer and larger messages cross the slow links between nodes.
+//! fewer and larger messages cross the slow links between nodes. Part 2a: fewer bytes,
+//! by sending only the largest elements of each gradient and keeping the rest for later
+//! (top-k with error feedback).
 //!
-//! Run the lab with `make run CH=12` (`hier`, 4 ranks as 2 emulated nodes), your
-//! exercises with `make check CH=12`.
+//! Run the labs with `make run CH=12` (`hier`, 4 ranks as 2 emulated nodes) and
+//! `make run CH=12 BIN=compress`, your exercises with `make check CH=12`.
 //!
 //! Given code (read it, use it):
 //! - [`nodes`]: the node groups ([`nodes::NodeGroups`]: the node, its leader, the leaders,
 //!   the peers), by `split_shared` or an emulated layout ([`nodes::Nodes`]), a bad
 //!   layout refused in one line;
 //! - [`model`]: the alpha-beta time of the flat ring and of the two hierarchical
-//!   schedules with two link classes, and the size from which one wins.
+//!   schedules with two link classes, and the size from which one wins;
+//! - [`feedback`]: a worker's error-feedback state (the residual, how many elements a
+//!   step keeps, the bytes sent), a bad share refused in one line;
+//! - [`lsq`]: the least-squares model the `compress` lab trains, and its training loop.
 //!
 //! Your part (stubs; `--features solution` compiles the answers from `solutions/`):
-//! [`hier`] (ex 12.1: through one leader per node) and [`busy`] (ex 12.2: every rank
-//! carries a shard across the nodes).
+//! [`hier`] (ex 12.1: through one leader per node), [`busy`] (ex 12.2: every rank
+//! carries a shard across the nodes) and [`topk`] (ex 12.3: top-k with error feedback).
 
+pub mod feedback;
+pub mod lsq;
 pub mod model;
 pub mod nodes;
 
@@ -30,3 +37,15 @@ pub mod hier;
     path = "../../../solutions/ch12-communicating-less/busy.rs"
 )]
 pub mod busy;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch12-communicating-less/topk.rs"
+)]
+pub mod topk;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch12-communicating-less/quant.rs"
+)]
+pub mod quant;

@@ -108,3 +108,95 @@ pub fn check_allreduce(
     let sums = abs_sums(case.len, &all);
     close_sums(&format!("{at}: f32 sums"), &got_f, &want_f, &sums, p)
 }
+
+/// Ex 12.3's step, as the checks take it.
+pub type Step = fn(&SimpleCommunicator, &mut ch12::feedback::Feedback, &[f32]) -> Vec<f32>;
+
+/// Rank `rank`'s gradient and old residual for a top-k case: whole numbers in -1000..1000
+/// stored as `f32`, so that every sum of the checks is exact in any order; ties are common.
+pub fn integer_inputs(case: &Case, rank: usize) -> (Vec<f32>, Vec<f32>) {
+    let mut s = case.seed ^ (rank as u64 + 1).wrapping_mul(0x2545_f491_4f6c_dd1d);
+    let mut draw = || {
+        (0..case.len)
+            .map(|_| (next(&mut s) % 2001) as f32 - 1000.0)
+            .collect()
+    };
+    (draw(), draw())
+}
+
+/// Ok if `kept` holds `k` ascending indices of `xs` and no element left out is larger in
+/// magnitude than one kept, or as large at a lower index.
+pub fn check_top_k(at: &str, xs: &[f32], k: usize, kept: &[u32]) -> Result<(), String> {
+    if kept.len() != k || kept.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(format!(
+            "{at}: top_k kept {kept:?}: expected {k} ascending indices"
+        ));
+    }
+    let is_kept = |i: usize| kept.contains(&(i as u32));
+    for &i in kept {
+        let x = xs[i as usize].abs();
+        let beats =
+            |j: usize| !is_kept(j) && (xs[j].abs() > x || (xs[j].abs() == x && j < i as usize));
+        if let Some(j) = (0..xs.len()).find(|&j| beats(j)) {
+            return Err(format!(
+                "{at}: top_k kept index {i} (|x| = {x}) but left out index {j} (|x| = {})",
+                xs[j].abs()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks one step on every rank: the bytes counted against 4 + 8·k, the new residual
+/// (exactly the accumulated gradient with the sent elements zeroed), the result (exactly
+/// the sum of every rank's sent pieces), and so the conservation: result + Σ residuals =
+/// Σ (gradient + old residual).
+pub fn check_step(
+    world: &SimpleCommunicator,
+    step: Step,
+    case: &Case,
+    percent: f64,
+) -> Result<(), String> {
+    let (rank, p) = (world.rank() as usize, world.size() as usize);
+    let at = format!(
+        "rank {rank} of {p}, len={} top-k {percent}% seed={}",
+        case.len, case.seed
+    );
+    let mut fb =
+        ch12::feedback::Feedback::new(case.len, percent).map_err(|e| format!("{at}: {e}"))?;
+    let (grad, old) = integer_inputs(case, rank);
+    fb.residual = old.clone();
+    let got = step(world, &mut fb, &grad);
+    if fb.bytes_sent != fb.bytes_per_step() {
+        return Err(format!(
+            "{at}: counted {} bytes sent, the formula 4 + 8·{} says {}",
+            fb.bytes_sent,
+            fb.keep,
+            fb.bytes_per_step()
+        ));
+    }
+    let mut want = vec![0f32; case.len];
+    for r in 0..p {
+        let (g, o) = integer_inputs(case, r);
+        let acc: Vec<f32> = g.iter().zip(&o).map(|(g, o)| g + o).collect();
+        let kept = ch12::topk::top_k(&acc, fb.keep);
+        check_top_k(&format!("{at}: rank {r}'s pieces"), &acc, fb.keep, &kept)?;
+        let mut rest = acc.clone();
+        for &i in &kept {
+            want[i as usize] += acc[i as usize];
+            rest[i as usize] = 0.0;
+        }
+        if r == rank {
+            exact(
+                &format!("{at}: residual (gradient + old residual, minus what was sent)"),
+                &fb.residual,
+                &rest,
+            )?;
+        }
+    }
+    exact(
+        &format!("{at}: result (the sum of every rank's sent pieces)"),
+        &got,
+        &want,
+    )
+}
