@@ -6,7 +6,7 @@
 mod common;
 
 use ch10::find::find_slow_links;
-use ch10::matrix::measure;
+use ch10::matrix::{measure, PairFit};
 use ch10::AlphaBeta;
 use common::{check_finder, matrix};
 use mpi::traits::*;
@@ -74,8 +74,20 @@ fn ex10_1_the_slowed_link_is_found_in_the_measured_matrix() {
             let p = world.size() as usize;
             let (a, b) = (p - 2, p - 1);
             set(parse(&format!("{a}-{b}:delay=2ms")).unwrap());
-            // The shortest of 10 round trips per size: a busy machine only adds to one.
-            let fits = measure(world, 10);
+            // The shortest of 10 round trips per size, and of each pair the fastest of 3
+            // matrices: a busy machine only adds to a time (a build beside the tests once
+            // made the plain link 0-2 read 2 ms under MPICH).
+            let runs: Vec<_> = (0..3).map(|_| measure(world, 10)).collect();
+            let at_8 = |f: &&PairFit| f.link.predict(8.0);
+            let fits: Vec<PairFit> = (0..runs[0].len())
+                .map(|i| {
+                    *runs
+                        .iter()
+                        .map(|r| &r[i])
+                        .min_by(|x, y| at_8(x).total_cmp(&at_8(y)))
+                        .unwrap()
+                })
+                .collect();
             set(vec![]);
             if world.rank() != 0 {
                 return Ok(());

@@ -8,6 +8,17 @@
 use crate::outcome::Outcome;
 use crate::testing::RAN;
 
+/// True when the job failed although its ranks agreed that the test passed (rank 0's
+/// `ran ... ok` line): a rank failed in `MPI_Finalize` or on its way out.
+pub(crate) fn passed_then_failed(out: &Outcome) -> bool {
+    let passed = |t: &str| t.contains(RAN) && t.trim_end().ends_with(": ok");
+    !out.success()
+        && out
+            .lines
+            .iter()
+            .any(|l| l.rank.is_some() && passed(&l.text))
+}
+
 /// Rank lines first (what the learner's code said), then a hint when the watchdog
 /// reported, then at most 8 launcher lines if the ranks said nothing that explains the
 /// failure. A job whose ranks all agreed the test passed, and that failed anyway (a rank
@@ -33,8 +44,7 @@ pub fn learner_view(out: &Outcome) -> String {
         hint.lines()
             .for_each(|l| text.push_str(&format!("  {l}\n")));
     }
-    let passed = |t: &str| t.contains(RAN) && t.trim_end().ends_with(": ok");
-    let passed_then_failed = !out.success() && said.iter().any(|l| passed(&l.text));
+    let passed_then_failed = passed_then_failed(out);
     if passed_then_failed {
         text.push_str(
             "  every rank agreed that the test passed, and the job failed after that: a rank \
