@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Chapter 00's captures for the book beyond its labs' output:
-#   the planted-fault reports, the check table and what the recorders cost.
+#   the planted-fault reports and the check table.
 # `make outputs CH=00` runs the labs, then this script from the repository root
 # (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.
 set -euo pipefail
@@ -12,6 +12,4 @@ cargo test -q -p toolkit --test planted_faults --test failure_reports --test fli
 cargo test -q -p ch06-data-parallel --features solution --test broadcast planted_ >/dev/null
 cp "$TARGET_DIR"/workbook/planted/*.txt $out/
 { echo '$ make check CH=00'; $MAKE -s --no-print-directory check CH=00 2>&1 || true; } > $out/check.txt
-{ echo '$ cargo run --release -p toolkit --bin recorder_cost';
-  cargo run -q --release -p toolkit --bin recorder_cost 2>&1; } > $out/recorder_cost.txt
-echo "outputs: wrote the planted-fault reports, check.txt and recorder_cost.txt"
+echo "outputs: wrote the planted-fault reports and check.txt"
