@@ -55,6 +55,37 @@ where
     }
 }
 
+/// [`at_ranks`] for a check that times real messages (a slowed link found in a measured
+/// matrix): a job whose verdict is a plain failure (not a hang, not a panic) is run again,
+/// up to `attempts` times, and passes if one run passes. A machine busy beside the test
+/// only slows a time, and under MPICH two ranks that spin can share one core for a whole
+/// job; a wrong answer fails every attempt, and the last one's report is shown.
+pub fn at_ranks_timed<F>(test_name: &str, ranks: &[u32], attempts: u32, body: F)
+where
+    F: FnOnce(&SimpleCommunicator) -> Result<(), String>,
+{
+    if launch::under_mpirun() {
+        run_body(test_name, body);
+    }
+    for &n in ranks {
+        let mut failed = None;
+        for _ in 0..attempts.max(1) {
+            let out = launch(test_name, n, &[]);
+            match verdict(test_name, n, &out) {
+                Ok(()) => {
+                    failed = None;
+                    break;
+                }
+                Err(why) if out.timed_out || why.contains("DEADLOCK?") => fail(&why),
+                Err(why) => failed = Some(why),
+            }
+        }
+        if let Some(why) = failed {
+            fail(&format!("{why}\n  (failed in each of {attempts} runs)"));
+        }
+    }
+}
+
 /// The tests of this binary that hung (their deadline passed), by name.
 static HUNG: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
 
