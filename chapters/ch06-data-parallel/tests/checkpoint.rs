@@ -10,13 +10,36 @@ mod common;
 use ch06::checkpoint::{load_checkpoint, restore, save_checkpoint};
 use ch06::ckpt_format::{decode, encode, Checkpoint, CheckpointError, Entry};
 use common::values;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use tch::{Device, Kind, Tensor};
 
-fn scratch(name: &str) -> PathBuf {
+/// A folder of its own under the system's temp folder, removed when dropped: also when
+/// the test fails or stops at a stub's `todo!`.
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn scratch(name: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!("ch06-ckpt-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    Scratch(dir)
 }
 
 /// A checkpoint of two named tensors (and momentum) with distinct values.
@@ -78,7 +101,6 @@ fn ex6_6_save_writes_the_whole_checkpoint_atomically() {
         !tmp.exists(),
         "save_checkpoint must write <path>.tmp and rename it"
     );
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
@@ -96,7 +118,6 @@ fn ex6_6_a_failed_save_keeps_the_previous_checkpoint() {
         "save_checkpoint hid an error"
     );
     assert_eq!(decode(&std::fs::read(&path).unwrap()), Ok(sample("cnn")));
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
@@ -114,7 +135,6 @@ fn ex6_7_load_and_restore_a_good_checkpoint() {
     for (t, e) in momentum.iter().zip(&ckpt.momentum) {
         assert_eq!(values::<f32>(t), e.data, "momentum {}", e.name);
     }
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
@@ -137,7 +157,6 @@ fn ex6_7_refuses_broken_files_with_a_clear_error() {
     assert_eq!(load_checkpoint(&path), Err(CheckpointError::Corrupt));
     std::fs::write(&path, b"PK\x03\x04 a zip file, not a checkpoint").unwrap();
     assert_eq!(load_checkpoint(&path), Err(CheckpointError::NotACheckpoint));
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
