@@ -34,26 +34,16 @@ pub struct Flags {
 pub fn parse(args: &[String]) -> Result<Flags, String> {
     let (mut tokens, mut experts, mut k, mut factor) = (64usize, 8usize, 2usize, 1.25f64);
     let (mut hidden, mut steps, mut seed) = (16usize, 3usize, 11u64);
-    let mut it = args.iter();
-    while let Some(flag) = it.next() {
-        let value = it
-            .next()
-            .ok_or_else(|| format!("{flag} needs a value (see --help)"))?;
-        let bad = |what: &str| format!("{flag} {value}: {what} (see --help)");
-        let count = || {
-            value
-                .parse::<usize>()
-                .map_err(|_| bad("not a whole number"))
-        };
-        match flag.as_str() {
-            "--tokens" => tokens = count()?,
-            "--experts" => experts = count()?,
-            "--k" => k = count()?,
-            "--hidden" => hidden = count()?,
-            "--steps" => steps = count()?,
-            "--seed" => seed = value.parse().map_err(|_| bad("not a whole number"))?,
-            "--capacity-factor" => factor = value.parse().map_err(|_| bad("not a number"))?,
-            _ => return Err(format!("unknown flag {flag} (see --help)")),
+    for f in pairs(args)? {
+        match f.flag {
+            "--tokens" => tokens = f.count()?,
+            "--experts" => experts = f.count()?,
+            "--k" => k = f.count()?,
+            "--hidden" => hidden = f.count()?,
+            "--steps" => steps = f.count()?,
+            "--seed" => seed = f.seed()?,
+            "--capacity-factor" => factor = f.number(f.value)?,
+            _ => return Err(f.unknown()),
         }
     }
     if hidden == 0 {
@@ -67,4 +57,54 @@ pub fn parse(args: &[String]) -> Result<Flags, String> {
         steps,
         seed,
     })
+}
+
+/// One flag and its value, as the labs' command lines give them: `--k 2`.
+pub struct FlagValue<'a> {
+    pub flag: &'a str,
+    pub value: &'a str,
+}
+
+/// The arguments as flag-value pairs, or the line that says a flag has no value.
+pub fn pairs(args: &[String]) -> Result<Vec<FlagValue<'_>>, String> {
+    let mut it = args.iter();
+    let mut out = vec![];
+    while let Some(flag) = it.next() {
+        let value = it
+            .next()
+            .ok_or_else(|| format!("{flag} needs a value (see --help)"))?;
+        out.push(FlagValue { flag, value });
+    }
+    Ok(out)
+}
+
+impl FlagValue<'_> {
+    /// `--k x: not a whole number (see --help)`.
+    pub fn bad(&self, what: &str) -> String {
+        format!("{} {}: {what} (see --help)", self.flag, self.value)
+    }
+
+    /// The value as a count.
+    pub fn count(&self) -> Result<usize, String> {
+        self.value
+            .parse()
+            .map_err(|_| self.bad("not a whole number"))
+    }
+
+    /// The value as a seed.
+    pub fn seed(&self) -> Result<u64, String> {
+        self.value
+            .parse()
+            .map_err(|_| self.bad("not a whole number"))
+    }
+
+    /// `part` (the value, or one of its comma-separated parts) as a number.
+    pub fn number(&self, part: &str) -> Result<f64, String> {
+        part.parse().map_err(|_| self.bad("not a number"))
+    }
+
+    /// `unknown flag --x (see --help)`.
+    pub fn unknown(&self) -> String {
+        format!("unknown flag {} (see --help)", self.flag)
+    }
 }

@@ -2,6 +2,7 @@
 //! is refused in one line (exit 2) and nothing is launched.
 
 use crate::config::MoeConfig;
+use crate::flags::pairs;
 use crate::train::Settings;
 
 /// The lab's usage text (`--help`).
@@ -40,32 +41,27 @@ pub fn parse(args: &[String]) -> Result<TrainFlags, String> {
     let (mut experts, mut k, mut factor, mut tokens, mut hidden) = (8usize, 1usize, 1.25, 64, 8);
     let (mut steps, mut lr, mut skew, mut seed, mut every) = (200usize, 0.05, 0.0, 11u64, 20);
     let (mut alphas, mut plot) = (vec![0.0, 0.1], None);
-    let mut it = args.iter();
-    while let Some(flag) = it.next() {
-        let value = it
-            .next()
-            .ok_or_else(|| format!("{flag} needs a value (see --help)"))?;
-        let bad = |what: &str| format!("{flag} {value}: {what} (see --help)");
-        let count = || {
-            value
-                .parse::<usize>()
-                .map_err(|_| bad("not a whole number"))
-        };
-        let number = |v: &str| v.parse::<f64>().map_err(|_| bad("not a number"));
-        match flag.as_str() {
-            "--experts" => experts = count()?,
-            "--k" => k = count()?,
-            "--tokens" => tokens = count()?,
-            "--hidden" => hidden = count()?,
-            "--steps" => steps = count()?,
-            "--every" => every = count()?,
-            "--seed" => seed = value.parse().map_err(|_| bad("not a whole number"))?,
-            "--capacity-factor" => factor = number(value)?,
-            "--lr" => lr = number(value)?,
-            "--skew" => skew = number(value)?,
-            "--alpha" => alphas = value.split(',').map(number).collect::<Result<_, _>>()?,
-            "--plot" => plot = Some(value.clone()),
-            _ => return Err(format!("unknown flag {flag} (see --help)")),
+    for f in pairs(args)? {
+        match f.flag {
+            "--experts" => experts = f.count()?,
+            "--k" => k = f.count()?,
+            "--tokens" => tokens = f.count()?,
+            "--hidden" => hidden = f.count()?,
+            "--steps" => steps = f.count()?,
+            "--every" => every = f.count()?,
+            "--seed" => seed = f.seed()?,
+            "--capacity-factor" => factor = f.number(f.value)?,
+            "--lr" => lr = f.number(f.value)?,
+            "--skew" => skew = f.number(f.value)?,
+            "--alpha" => {
+                alphas = f
+                    .value
+                    .split(',')
+                    .map(|a| f.number(a))
+                    .collect::<Result<_, _>>()?
+            }
+            "--plot" => plot = Some(f.value.to_string()),
+            _ => return Err(f.unknown()),
         }
     }
     if let Some(a) = alphas.iter().find(|a| !(a.is_finite() && **a >= 0.0)) {
