@@ -263,3 +263,34 @@ fn no_answer_is_given_elsewhere_in_chapters() {
         problems.join("\n")
     );
 }
+
+/// A failing property prints its inputs and keeps no regressions file: such a file, written
+/// while a solution was being developed, would be replayed in every learner's run, and
+/// proptest's search for where to write it printed a warning before the real message.
+#[test]
+fn property_tests_keep_no_regression_files() {
+    let root = repo_root();
+    let mut problems = vec![];
+    for dir in [root.join("chapters"), root.join("solutions")] {
+        for file in files_under(&dir, &|p| {
+            p.extension().is_some_and(|e| e == "rs" || e == "proptest-regressions")
+        }) {
+            let shown = file.strip_prefix(&root).unwrap().display().to_string();
+            if shown.ends_with(".proptest-regressions") {
+                problems.push(format!("{shown}: a regressions file (delete it)"));
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).unwrap();
+            for block in text.split("proptest! {").skip(1) {
+                let head = block.split("#[test]").next().unwrap();
+                if !head.contains("failure_persistence: None") {
+                    problems.push(format!(
+                        "{shown}: a proptest! block without \
+                         #![proptest_config(ProptestConfig {{ failure_persistence: None, .. }})]"
+                    ));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -26,7 +26,7 @@ fn ex10_2_the_crossover_at_8_ranks_on_large_vectors_is_near_8_thirds() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(24))]
+    #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn ex10_2_the_crossover_matches_the_brute_force_search(

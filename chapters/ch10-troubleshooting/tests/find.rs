@@ -45,6 +45,9 @@ fn ex10_1_a_median_of_an_even_count_is_the_mean_of_the_middle_two() {
 }
 
 proptest! {
+    // A failing case is printed with its inputs, not saved to a regressions file.
+    #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::default() })]
+
     #[test]
     fn ex10_1_any_minority_of_slow_links_is_found(
         p in 3usize..10,

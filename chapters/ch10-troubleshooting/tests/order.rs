@@ -21,7 +21,7 @@ fn ex10_3_the_lab_s_link_is_left_out_and_unavoidable_ones_are_counted() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn ex10_3_the_order_uses_as_few_slow_links_as_any(

@@ -51,6 +51,9 @@ fn ex10_4_the_straggler_is_measured_from_the_median_not_the_mean() {
 }
 
 proptest! {
+    // A failing case is printed with its inputs, not saved to a regressions file.
+    #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::default() })]
+
     #[test]
     fn ex10_4_any_one_straggler_later_than_the_noise_is_found(
         p in 3usize..10,

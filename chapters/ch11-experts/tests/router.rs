@@ -87,6 +87,9 @@ fn ex11_1_bad_settings_are_refused_in_one_line() {
 }
 
 proptest! {
+    // A failing case is printed with its inputs, not saved to a regressions file.
+    #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::default() })]
+
     #[test]
     fn ex11_1_any_routing_keeps_the_first_c_choices_of_each_expert(
         tokens in 0usize..60,

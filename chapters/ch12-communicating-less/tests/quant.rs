@@ -14,6 +14,9 @@ fn vectors() -> impl Strategy<Value = (Vec<f32>, usize)> {
 }
 
 proptest! {
+    // A failing case is printed with its inputs, not saved to a regressions file.
+    #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::default() })]
+
     /// |x − dequantised x| ≤ scale / 2 (+ f32 slack), one scale per bucket, codes in ±127.
     #[test]
     fn ex12_4_rounding_error_is_at_most_half_a_scale((xs, bucket) in vectors()) {
