@@ -5,9 +5,12 @@
 # (TCP), chapter 3's sweep on one node and across two, the summary table of them
 # (between-nodes.txt), chapter 10's make diagnose across the nodes as they are and with
 # node-b shaped by tc (diagnose-netns.txt, diagnose-tc.txt: the slow-links page shows
-# them), and the full output of make cluster-test and make slurm-test.
+# them), chapter 12's hier lab across the nodes as they are and with both nodes' links
+# shaped to 1 Gbit/s (written to chapter 12's output folder: hier-netns.txt,
+# hier-netns-1gbit.txt), and the full output of make cluster-test and make slurm-test.
 # Root only. Expect five to ten minutes on a 2-core machine.
-# `scripts/cluster/outputs.sh diagnose` makes only the two diagnose files (seconds).
+# `scripts/cluster/outputs.sh diagnose` makes only the two diagnose files (seconds);
+# `scripts/cluster/outputs.sh hier` only chapter 12's two (a minute).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 DIR=book/src/cluster/output
@@ -38,7 +41,29 @@ diagnose_captures() {
     || { cat "$DIR/diagnose-tc.txt.tmp"; rm -f "$DIR/diagnose-tc.txt.tmp"; exit 1; }
   mv "$DIR/diagnose-tc.txt.tmp" "$DIR/diagnose-tc.txt"
 }
+
+# shell_capture FILE SCRIPT: runs the bash SCRIPT on the cluster (shown as the file's
+# first line) into FILE, a path from the repository root.
+shell_capture() {
+  local file=$1 script=$2
+  echo "cluster-outputs: scripts/cluster/netns.sh run bash -c '$script'"
+  { echo "\$ scripts/cluster/netns.sh run bash -c '$script'";
+    scripts/cluster/netns.sh run bash -c "$script" 2>&1; } > "$file.tmp" \
+    || { cat "$file.tmp"; rm -f "$file.tmp"; exit 1; }
+  mv "$file.tmp" "$file"
+}
+
+# Chapter 12's hier lab with real nodes (split_shared: 0, 1 on node-a; 2, 3 on node-b):
+# TCP over the bridge as it is, then with what each node sends shaped to 1 Gbit/s.
+hier_captures() {
+  local ch12=book/src/ch12-communicating-less/output
+  local lab="make -s --no-print-directory run CH=12 SOLUTION=1 ARGS='--nodes shared'"
+  shell_capture $ch12/hier-netns.txt "$lab"
+  local shape="scripts/cluster/netns.sh shape node-a rate=1gbit && scripts/cluster/netns.sh shape node-b rate=1gbit"
+  shell_capture $ch12/hier-netns-1gbit.txt "$shape && $lab"
+}
 if [ "${1:-}" = diagnose ]; then diagnose_captures; exit 0; fi
+if [ "${1:-}" = hier ]; then hier_captures; exit 0; fi
 
 capture hello-netns.txt make -s --no-print-directory run CH=00 CLUSTER=netns
 # Ping-pong: 2 ranks for 2 cores, so each may spin (no yield), on one node and on two.
@@ -53,6 +78,7 @@ capture sweep-one-node.txt NP=2 scripts/cluster/netns.sh run $SWEEP
 capture sweep-two-nodes.txt NP=2 MPIRUN_ARGS="--map-by node" \
   scripts/cluster/netns.sh run $SWEEP
 diagnose_captures
+hier_captures
 capture cluster-test.txt make -s --no-print-directory cluster-test
 capture slurm-test.txt make -s --no-print-directory slurm-test
 out=$(ls -t target/slurm/workbook-ch00-*.out | head -1)

@@ -13,6 +13,7 @@
 //!   layout refused in one line;
 //! - [`model`]: the alpha-beta time of the flat ring and of the two hierarchical
 //!   schedules with two link classes, and the size from which one wins;
+//! - [`links`]: the two link classes measured (chapter 10's matrix, split by node);
 //! - [`feedback`]: a worker's error-feedback state (the residual, how many elements a
 //!   step keeps, the bytes sent), a bad share refused in one line;
 //! - [`lsq`]: the least-squares model the `compress` lab trains, and its training loop.
@@ -22,6 +23,7 @@
 //! carries a shard across the nodes) and [`topk`] (ex 12.3: top-k with error feedback).
 
 pub mod feedback;
+pub mod links;
 pub mod lsq;
 pub mod model;
 pub mod nodes;

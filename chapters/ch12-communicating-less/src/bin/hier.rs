@@ -3,19 +3,22 @@
 //!
 //! Run: `make run CH=12` (4 ranks as 2 emulated nodes of 2; `SOLUTION=1` for the answers;
 //! `NP=6` for another job; `ARGS='--nodes 3'` for another layout, `ARGS='--nodes shared'`
-//! for the real nodes, `ARGS=--help` for the list). It fits alpha and beta of this
-//! machine's shared memory with a ping-pong between ranks 0 and 1, then times, per
-//! vector size, MPI_Allreduce, chapter 3's ring and ex 12.1 and 12.2 (the median over
-//! the repetitions of the slowest rank's time), each checked against MPI_Allreduce first,
-//! and prints the model's times for the same layout with both link classes set to the
-//! fitted shared memory. A last table is the model alone with a TCP link between nodes
-//! (`--inter-us`, `--inter-gbps`: assumed, not measured). It needs ex 12.1, 12.2 and
+//! for the real nodes, `ARGS=--help` for the list; `CLUSTER=netns make run CH=12
+//! SOLUTION=1 ARGS='--nodes shared'` on the two-node namespace cluster). It fits alpha and
+//! beta of every pair of ranks (chapter 10's matrix) and takes the median of the pairs
+//! inside a node and of those between nodes (`ch12::links`), then times, per vector size,
+//! MPI_Allreduce, chapter 3's ring and ex 12.1 and 12.2 (the median over the repetitions
+//! of the slowest rank's time), each checked against MPI_Allreduce first, and prints the
+//! model's times for the same layout with the two measured link classes. A last table is
+//! the model alone with a TCP link between nodes (`--inter-us`, `--inter-gbps`: assumed,
+//! not measured). It needs ex 12.1, 12.2 and
 //! chapter 3's ex 3.1 and 3.2; until they are written it says which is missing.
 
 use ch03::cost::median_over_job;
 use ch03::ops::Op;
 use ch12::busy::allreduce_busy;
 use ch12::hier::allreduce_leaders;
+use ch12::links::measure_links;
 use ch12::model::{crossover, predict, AlphaBeta, Links, Schedule};
 use ch12::nodes::{NodeGroups, Nodes};
 use mpi::collective::SystemOperation;
@@ -70,32 +73,6 @@ fn parse(args: &[String]) -> Result<Flags, String> {
         reps: reps.max(1),
         inter,
     })
-}
-
-/// One-way time of `bytes` between ranks 0 and 1 (median of `reps` round trips / 2),
-/// on every rank.
-fn one_way(world: &SimpleCommunicator, bytes: usize, reps: usize) -> f64 {
-    let mut buf = vec![0u8; bytes];
-    let mut times = vec![];
-    for _ in 0..reps {
-        let t = Instant::now();
-        match world.rank() {
-            0 => {
-                world.process_at_rank(1).send(&buf[..]);
-                world.process_at_rank(1).receive_into(&mut buf[..]);
-            }
-            1 => {
-                world.process_at_rank(0).receive_into(&mut buf[..]);
-                world.process_at_rank(0).send(&buf[..]);
-            }
-            _ => {}
-        }
-        times.push(t.elapsed().as_secs_f64() / 2.0);
-    }
-    times.sort_by(f64::total_cmp);
-    let mut t = times[reps / 2];
-    world.process_at_rank(0).broadcast_into(&mut t);
-    t
 }
 
 /// The median over `reps` of the slowest rank's time of `run`.
@@ -171,24 +148,23 @@ fn main() {
     if p == 1 {
         return say("1 rank: no link to time and nothing to model; run with NP=4 (the default)");
     }
-    let intra = {
-        let alpha = one_way(&world, 8, 200);
-        let big = 4 << 20;
-        let beta = big as f64 / (one_way(&world, big, 10) - alpha).max(1e-9);
-        AlphaBeta { alpha, beta }
-    };
+    // Every pair's link, fitted as chapter 10's matrix does, split into the two classes.
+    let measured = measure_links(&world, groups.place.node, 20);
+    let here = measured.links;
+    for (class, link, pairs) in [
+        ("inside a node", here.intra, measured.intra_pairs),
+        ("between nodes", here.inter, measured.inter_pairs),
+    ] {
+        say(&format!(
+            "link {class}: alpha {:.2} µs, beta {:.2} GB/s (median of {pairs} pair{})",
+            link.alpha * 1e6,
+            link.beta / 1e9,
+            if pairs == 1 { "" } else { "s" }
+        ));
+    }
     say(&format!(
-        "shared memory, ping-pong of ranks 0 and 1: alpha {:.2} µs, beta {:.2} GB/s",
-        intra.alpha * 1e6,
-        intra.beta / 1e9
-    ));
-    let here = Links {
-        intra,
-        inter: intra,
-    };
-    say(&format!(
-        "\ntimes in µs (median of {} repetitions, slowest rank); model: {} of {q}, both \
-         link classes the fitted shared memory",
+        "\ntimes in µs (median of {} repetitions, slowest rank); model: {} of {q}, the \
+         two measured link classes",
         flags.reps,
         nodes_text(n)
     ));
@@ -231,7 +207,7 @@ fn main() {
         say("busy: n/a, ex 12.2 needs nodes of equal size");
     }
     let tcp = Links {
-        intra,
+        intra: here.intra,
         inter: flags.inter,
     };
     say(&format!(
@@ -248,7 +224,7 @@ fn main() {
             None => format!("loses at {} bytes", ladder[ladder.len() - 1]),
         };
         say(&format!(
-            "  {:<8} against the flat ring: on this machine {}; with TCP {}",
+            "  {:<8} against the flat ring: with the measured links {}; with the assumed TCP {}",
             s.name(),
             line(&here),
             line(&tcp)
