@@ -5,8 +5,9 @@
 //! (top-k with error feedback). Part 2b: fewer messages, by averaging the parameters
 //! only every `H` local steps (local SGD).
 //!
-//! Run the labs with `make run CH=12` (`hier`, 4 ranks as 2 emulated nodes) and
-//! `make run CH=12 BIN=compress`, your exercises with `make check CH=12`.
+//! Run the labs with `make run CH=12` (`hier`, 4 ranks as 2 emulated nodes),
+//! `make run CH=12 BIN=compress` and `make run CH=12 BIN=local_sgd`, the benchmark with
+//! `make bench CH=12`, your exercises with `make check CH=12`.
 //!
 //! Given code (read it, use it):
 //! - [`nodes`]: the node groups ([`nodes::NodeGroups`]: the node, its leader, the leaders,
@@ -20,7 +21,8 @@
 //! - [`averaging`]: a local-SGD worker's state (`H`, the steps since the last average,
 //!   the bytes sent), `H = 0` refused in one line;
 //! - [`local_run`]: the `local_sgd` lab's loop (ex 12.5's step on [`lsq`]'s problem, the
-//!   loss at every average); [`local_flags`]: that lab's flags.
+//!   loss at every average); [`local_flags`]: that lab's flags;
+//! - [`side_by_side`]: the `less_bench` benchmark's methods on one training loop.
 //!
 //! Your part (stubs; `--features solution` compiles the answers from `solutions/`):
 //! [`hier`] (ex 12.1: through one leader per node), [`busy`] (ex 12.2: every rank

@@ -8,7 +8,11 @@ use clap::{CommandFactory, FromArgMatches, Parser};
 
 /// The lab's settings.
 #[derive(Parser, Clone, Debug, PartialEq)]
-#[command(name = "local_sgd", disable_version_flag = true)]
+#[command(
+    name = "local_sgd",
+    disable_version_flag = true,
+    about = "Local SGD on least squares: the time to a target loss against H, without and with a straggler"
+)]
 pub struct LocalFlags {
     /// Steps per run (every period H must divide it)
     #[arg(long, value_name = "N", default_value_t = 480, value_parser = positive)]
