@@ -9,7 +9,7 @@ use crate::lsq::Problem;
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The state of the job right after an average (or at the start).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -49,7 +49,6 @@ impl LocalRun {
     }
 }
 
-// ANCHOR: train_local
 /// `steps` local-SGD steps with learning rate `lr` from zero weights, averaging every
 /// `every` steps; `every = 0` refused in one line before any communication. A rank's
 /// local gradient is `p ×` its part of the job's gradient ([`Problem::loss_and_grad`]
@@ -63,6 +62,21 @@ pub fn train_local(
     steps: usize,
     lr: f32,
 ) -> Result<LocalRun, String> {
+    train_local_slowed(world, p, every, steps, lr, None)
+}
+
+// ANCHOR: train_local
+/// [`train_local`] with one rank's every step slower: `slow = Some((rank, delay))` makes
+/// that rank sleep `delay` in each step's compute (a slow GPU, a busy node), unlike
+/// `WORKBOOK_STRAGGLER`, which makes it late to each collective only.
+pub fn train_local_slowed(
+    world: &SimpleCommunicator,
+    p: &Problem,
+    every: usize,
+    steps: usize,
+    lr: f32,
+    slow: Option<(usize, Duration)>,
+) -> Result<LocalRun, String> {
     let mut avg = Averaging::new(every)?;
     let ranks = world.size() as f32;
     let mut w = vec![0f32; p.dim];
@@ -71,6 +85,9 @@ pub fn train_local(
     let start = Instant::now();
     for k in 1..=steps {
         let (_, grad) = p.loss_and_grad(&w);
+        if let Some((_, delay)) = slow.filter(|&(r, _)| r == world.rank() as usize) {
+            std::thread::sleep(delay);
+        }
         let local: Vec<f32> = grad.iter().map(|g| g * ranks).collect();
         if step(world, &mut avg, &mut w, &local, lr) {
             snapshots.push((k, start.elapsed().as_secs_f64(), w.clone()));

@@ -2,9 +2,10 @@
 //! plain SGD steps on its own rows, then the ranks average their parameters (ex 12.5);
 //! per `H` in `--every` (1, 2, 4, 8): the averages, the bytes per step, the time per step,
 //! the loss after the run, and the steps and the time to a target loss; first with every
-//! rank at full speed, then with one straggler. The straggler is chapter 10's
-//! `WORKBOOK_STRAGGLER` (a rank that waits before each collective it calls); when the
-//! setting is unset the lab slows the last rank by 2 ms itself, and says so.
+//! rank at full speed, then with one straggler late to each collective (chapter 10's
+//! `WORKBOOK_STRAGGLER`; when the setting is unset the lab slows the last rank by 2 ms
+//! itself, and says so), then with the same rank slower by the same delay in every
+//! step's compute (a sleep), which local SGD cannot hide.
 //!
 //! Run: `make run CH=12 BIN=local_sgd` (4 ranks; `SOLUTION=1` for the answers; `NP=3` for
 //! another job; `ARGS='--every 1,16 --steps 960'`, `ARGS=--help` for the flags). A bad
@@ -12,7 +13,7 @@
 //! it is written it says so.
 
 use ch12::local_flags::{help, parse, LocalFlags};
-use ch12::local_run::{train_local, LocalRun};
+use ch12::local_run::{train_local_slowed, LocalRun};
 use ch12::lsq::Problem;
 use mpi::traits::*;
 use toolkit::gate::unless_todo;
@@ -26,6 +27,9 @@ fn lab_rule(p: i32) -> String {
     }
 }
 
+/// The straggler column's width.
+const WHO: usize = 12;
+
 /// One row of the table.
 fn row(h: usize, who: &str, run: &LocalRun, f: &LocalFlags) -> String {
     let (steps, ms) = match run.reaches(f.target) {
@@ -33,7 +37,7 @@ fn row(h: usize, who: &str, run: &LocalRun, f: &LocalFlags) -> String {
         None => ("not reached".into(), "-".into()),
     };
     format!(
-        "{h:>3}  {who:<11}{:>6}{:>12}{:>10.1}{:>12.3e}{:>13}{:>11}",
+        "{h:>3}  {who:<WHO$}{:>6}{:>12}{:>10.1}{:>12.3e}{:>13}{:>11}",
         run.syncs,
         run.bytes_per_step,
         run.secs_per_step * 1e6,
@@ -75,11 +79,14 @@ fn main() {
     let slow = rules();
     match slow.is_empty() {
         true => say("straggler: none (1 rank, or an empty rule)"),
-        false => say(&format!("straggler: {text:?} ({source})")),
+        false => say(&format!(
+            "straggler: {text:?} ({source}); rows \"collective\": late to each collective, \
+             rows \"every step\": the same delay in each step's compute (a sleep)"
+        )),
     }
     say(&toolkit::report::oversubscription_note(p));
     say(&format!(
-        "{:>3}  {:<11}{:>6}{:>12}{:>10}{:>12}{:>13}{:>11}",
+        "{:>3}  {:<WHO$}{:>6}{:>12}{:>10}{:>12}{:>13}{:>11}",
         "H",
         "straggler",
         "syncs",
@@ -89,14 +96,22 @@ fn main() {
         "steps to tgt",
         "ms to tgt"
     ));
-    let cases = [("none", vec![]), ("yes", slow.clone())];
-    for (who, rules) in cases
+    // The same rank and delay, per step instead of per collective.
+    let per_step = slow.first().map(|r| (r.rank as usize, r.delay));
+    let cases = [
+        ("none", vec![], None),
+        ("collective", slow.clone(), None),
+        ("every step", vec![], per_step),
+    ];
+    for (who, rules, per_step) in cases
         .iter()
-        .filter(|(who, _)| *who == "none" || !slow.is_empty())
+        .filter(|(who, _, _)| *who == "none" || !slow.is_empty())
     {
         for &h in &f.every {
             stragglers::set(rules.clone());
-            let run = unless_todo(&world, || train_local(&world, &problem, h, f.steps, f.lr));
+            let run = unless_todo(&world, || {
+                train_local_slowed(&world, &problem, h, f.steps, f.lr, *per_step)
+            });
             stragglers::set(vec![]);
             match run {
                 Err(task) => return say(&format!("\nfinish {task} first (make check CH=12)")),
