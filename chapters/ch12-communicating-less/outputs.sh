@@ -2,7 +2,8 @@
 # Chapter 12's captures for the book beyond the hier lab's output at 4 ranks:
 #   the lab at NP=3 (2 emulated nodes of 2 and 1: ex 12.2 does not apply), at NP=1, and
 #   bad settings refused in one line (a flag before MPI starts, a layout after); the
-#   compress lab at NP=1 and NP=3 (its NP=4 run is the lab's own capture, compress.txt).
+#   compress lab at NP=1 and NP=3 (its NP=4 run is the lab's own capture, compress.txt);
+#   the local_sgd lab's bad flags refused before MPI starts; the less_bench benchmark.
 # `make outputs CH=12` runs the lab, then this script from the repository root
 # (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.
 set -euo pipefail
@@ -21,3 +22,9 @@ for np in 1 3; do
     $MAKE -s --no-print-directory run CH=12 BIN=compress NP=$np SOLUTION=1 2>&1; } > $book/output/compress-np$np.txt
 done
 echo "outputs: wrote $book/output/hier-np3.txt, hier-np1.txt, bad-layouts.txt, compress-np1.txt, compress-np3.txt"
+{ for args in '--every 0' '--every 1,2,4 --steps 30'; do
+    echo "\$ make run CH=12 BIN=local_sgd SOLUTION=1 ARGS='$args'";
+    $MAKE -s --no-print-directory run CH=12 BIN=local_sgd SOLUTION=1 ARGS="$args" 2>&1 || true;
+  done; } > $book/output/local-sgd-bad-flags.txt
+{ echo "\$ make bench CH=12"; $MAKE -s --no-print-directory bench CH=12 2>&1; } > $book/output/less_bench.txt
+echo "outputs: wrote $book/output/local-sgd-bad-flags.txt, less_bench.txt"

@@ -3,7 +3,9 @@
 //! on different ranks (refused in one line by the node groups, before any data moves),
 //! and the leaders' allreduce without its broadcast (named by the exercise's own check);
 //! ex 12.3's step that never adds its residual back, and one that sends values without
-//! their indices (each rank assumes the others chose its own indices).
+//! their indices (each rank assumes the others chose its own indices); ex 12.5's average
+//! that sums without dividing, and a step that averages at the start of each period
+//! instead of at its end.
 //!
 //! Run: `cargo test -p ch12-communicating-less --features solution --test planted_mistakes
 //! -- --nocapture` to read the messages.
@@ -11,11 +13,12 @@
 #[path = "../../chapters/ch12-communicating-less/tests/common/mod.rs"]
 mod common;
 
+use ch12::averaging::Averaging;
 use ch12::feedback::Feedback;
 use ch12::hier::allreduce_leaders;
 use ch12::nodes::{NodeGroups, Nodes, Place};
 use ch12::topk::{sparse_sum, top_k};
-use common::{check_allreduce, check_step, Case};
+use common::{check_allreduce, check_local, check_step, Case, LocalCase};
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -104,6 +107,59 @@ fn values_without_indices(world: &SimpleCommunicator, fb: &mut Feedback, grad: &
 }
 // ANCHOR_END: values_without_indices
 
+// ANCHOR: sum_not_mean
+/// Mistake 5: the average is the sum: the division by the number of ranks forgotten.
+fn sum_not_mean(
+    world: &SimpleCommunicator,
+    avg: &mut Averaging,
+    params: &mut [f32],
+    grad: &[f32],
+    lr: f32,
+) -> bool {
+    for (x, g) in params.iter_mut().zip(grad) {
+        *x -= lr * g;
+    }
+    avg.since += 1;
+    if avg.since < avg.every {
+        return false;
+    }
+    let mine = params.to_vec();
+    world.all_reduce_into(&mine[..], params, SystemOperation::sum()); // the mistake: no / p
+    (avg.since, avg.syncs, avg.bytes_sent) = (0, avg.syncs + 1, avg.bytes_sent + 4 * mine.len());
+    true
+}
+// ANCHOR_END: sum_not_mean
+
+// ANCHOR: averages_first
+/// Mistake 6: the period counted from 0: it averages when `since` is a multiple of H before
+/// counting the step, so at steps 1, H + 1, 2H + 1... instead of H, 2H, 3H...
+fn averages_first(
+    world: &SimpleCommunicator,
+    avg: &mut Averaging,
+    params: &mut [f32],
+    grad: &[f32],
+    lr: f32,
+) -> bool {
+    for (x, g) in params.iter_mut().zip(grad) {
+        *x -= lr * g;
+    }
+    let due = avg.since.is_multiple_of(avg.every); // the mistake: before counting this step
+    avg.since = (avg.since + 1) % avg.every;
+    if due {
+        ch12::local::average(world, params);
+        (avg.syncs, avg.bytes_sent) = (avg.syncs + 1, avg.bytes_sent + 4 * params.len());
+    }
+    due
+}
+// ANCHOR_END: averages_first
+
+const LOCAL: LocalCase = LocalCase {
+    every: 3,
+    steps: 6,
+    dim: 5,
+    seed: 7,
+};
+
 const TOPK: Case = Case {
     len: 8,
     nodes: 0,
@@ -153,5 +209,21 @@ toolkit::mpi_test! {
 
     fn the_right_step_passes_the_same_case(world at &[4]) {
         check_step(world, ch12::topk::step, &TOPK, 25.0)
+    }
+
+    fn an_average_without_the_division_is_named_by_the_mean(world at &[4]) {
+        let got = check_local(world, sum_not_mean, &LOCAL);
+        pinned(world, 0, got, "rank 0 of 4, H=3 dim=5 seed=7: step 3: the average (the mean of \
+                               the ranks' parameters): element 0 is")
+    }
+
+    fn averaging_at_the_start_of_a_period_is_named_by_its_step(world at &[4]) {
+        let got = check_local(world, averages_first, &LOCAL);
+        pinned(world, 0, got, "rank 0 of 4, H=3 dim=5 seed=7: step 1: averaged = true, but H = 3 \
+                               averages after steps 3, 6, 9... only")
+    }
+
+    fn the_right_local_step_passes_the_same_case(world at &[4]) {
+        check_local(world, ch12::local::step, &LOCAL)
     }
 }
