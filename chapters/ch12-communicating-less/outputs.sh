@@ -2,7 +2,8 @@
 # Chapter 12's captures for the book beyond the hier lab's output at 4 ranks:
 #   the lab at NP=3 (2 emulated nodes of 2 and 1: ex 12.2 does not apply), at NP=1, and
 #   bad settings refused in one line (a flag before MPI starts, a layout after); the
-#   compress lab at NP=1 and NP=3 (its NP=4 run is the lab's own capture, compress.txt);
+#   compress lab at NP=1 and NP=3 (its NP=4 run is the lab's own capture, compress.txt;
+#   so is compress_cnn.txt, `make run CH=12 BIN=compress_cnn SOLUTION=1`, from the labs loop);
 #   the local_sgd lab's bad flags refused before MPI starts; the less_bench benchmark.
 # `make outputs CH=12` runs the lab, then this script from the repository root
 # (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.

@@ -6,8 +6,9 @@
 //! only every `H` local steps (local SGD).
 //!
 //! Run the labs with `make run CH=12` (`hier`, 4 ranks as 2 emulated nodes),
-//! `make run CH=12 BIN=compress` and `make run CH=12 BIN=local_sgd`, the benchmark with
-//! `make bench CH=12`, your exercises with `make check CH=12`.
+//! `make run CH=12 BIN=compress`, `make run CH=12 BIN=compress_cnn` and
+//! `make run CH=12 BIN=local_sgd`, the benchmark with `make bench CH=12`, your exercises
+//! with `make check CH=12`.
 //!
 //! Given code (read it, use it):
 //! - [`nodes`]: the node groups ([`nodes::NodeGroups`]: the node, its leader, the leaders,
@@ -23,7 +24,10 @@
 //!   the bytes sent), `H = 0` refused in one line;
 //! - [`local_run`]: the `local_sgd` lab's loop (ex 12.5's step on [`lsq`]'s problem, the
 //!   loss at every average); [`local_flags`]: that lab's flags;
-//! - [`side_by_side`]: the `less_bench` benchmark's methods on one training loop.
+//! - [`side_by_side`]: the `less_bench` benchmark's methods on one training loop;
+//! - [`compressed`]: the dense sum, top-k and 8-bit codes as a chapter 6 allreduce
+//!   backend, so that the `compress_cnn` lab trains chapter 6's CNN with them;
+//!   [`cnn_run`]: that lab's run of one scheme; [`cnn_flags`]: its flags.
 //!
 //! Your part (stubs; `--features solution` compiles the answers from `solutions/`):
 //! [`hier`] (ex 12.1: through one leader per node), [`busy`] (ex 12.2: every rank
@@ -31,6 +35,9 @@
 //! [`quant`] (ex 12.4, optional) and [`local`] (ex 12.5: local SGD).
 
 pub mod averaging;
+pub mod cnn_flags;
+pub mod cnn_run;
+pub mod compressed;
 pub mod feedback;
 pub mod links;
 pub mod local_flags;

@@ -79,8 +79,9 @@ pub fn help() -> String {
     LocalFlags::command().render_help().to_string()
 }
 
-/// A clap message as one line: its first paragraph, without its `error: `.
-fn one_line(message: &str) -> String {
+/// A clap message as one line: its first paragraph, without its `error: ` (the
+/// `compress_cnn` lab's flags use it too).
+pub fn one_line(message: &str) -> String {
     let para: Vec<&str> = message
         .lines()
         .map(str::trim)

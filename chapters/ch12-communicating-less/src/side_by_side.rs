@@ -62,8 +62,13 @@ pub struct Measured {
 }
 
 /// The sum over the ranks of every rank's 8-bit codes, and the bytes this rank sent:
-/// each rank's scales and codes gathered (the same counts everywhere), then added.
-fn quantized_sum(world: &SimpleCommunicator, scales: &[f32], codes: &[i8]) -> (Vec<f32>, usize) {
+/// each rank's scales and codes gathered (the same counts everywhere), then added. The
+/// `compress_cnn` lab's 8-bit backend uses it too ([`crate::compressed`]).
+pub fn quantized_sum(
+    world: &SimpleCommunicator,
+    scales: &[f32],
+    codes: &[i8],
+) -> (Vec<f32>, usize) {
     let p = world.size() as usize;
     let mut all_scales = vec![0f32; scales.len() * p];
     let mut all_codes = vec![0i8; codes.len() * p];

@@ -1,0 +1,88 @@
+//! Checks of the `compress_cnn` lab's pieces: the top-k backend (chapter 6's `Allreduce`
+//! over ex 12.3's step) at 100% equals MPI_Allreduce's sum within the summation bound,
+//! bucket after bucket and step after step (one residual per bucket, taken in turn), at 1
+//! to 4 ranks, with the bytes counted as the formula says; and the lab's bad flags refused
+//! in one line. Run: `make check CH=12` or
+//! `cargo test -p ch12-communicating-less --features solution --test compressed`.
+
+mod common;
+
+use ch06::reducer::Allreduce;
+use ch12::cnn_flags::parse;
+use ch12::compressed::{Compressed, Scheme};
+use common::{inputs, Case};
+use mpi::collective::SystemOperation;
+use mpi::traits::*;
+use proptest::prelude::*;
+use toolkit::compare::{abs_sums, close_sums};
+use toolkit::lockstep::property;
+
+/// Two buckets of 1 to 40 elements and a seed.
+fn cases() -> impl Strategy<Value = (usize, usize, u64)> {
+    (1usize..41, 1usize..41, any::<u64>())
+}
+
+toolkit::mpi_test! {
+    /// Every element kept: each call sums like MPI_Allreduce, 4 + 8·len bytes each.
+    fn ex12_3_the_top_k_backend_at_100_percent_equals_the_dense_sum(world at &[1, 2, 3, 4]) {
+        property(world, "the top-k backend at 100% against MPI_Allreduce")
+            .cases(12)
+            .check(cases(), |&(a, b, seed)| {
+                let (rank, p) = (world.rank() as usize, world.size() as usize);
+                let lens = [a, b];
+                let scheme = Scheme::TopK { percent: 100.0, feedback: true };
+                let backend = Compressed::new(world, scheme, &lens)?;
+                let bytes = backend.bytes();
+                for step in 0..2u64 {
+                    for (bucket, &len) in lens.iter().enumerate() {
+                        let case = Case { len, nodes: 0, seed: seed ^ (2 * step + bucket as u64) };
+                        let at = format!(
+                            "rank {rank} of {p}, step {step}, bucket {bucket} of lens {lens:?}, \
+                             seed={}", case.seed
+                        );
+                        let mut got = inputs(&case, rank).1;
+                        let mut want = vec![0f32; len];
+                        world.all_reduce_into(&got[..], &mut want[..], SystemOperation::sum());
+                        backend.sum_in_place(&mut got);
+                        let sums = abs_sums(len, (0..p).map(|r| inputs(&case, r).1));
+                        close_sums(&at, &got, &want, &sums, p)?;
+                    }
+                }
+                let formula = 2 * (4 + 8 * a + 4 + 8 * b);
+                if bytes.get() != formula {
+                    return Err(format!(
+                        "rank {rank} of {p}, lens {lens:?}: counted {} bytes in two steps, \
+                         the formula 2·Σ(4 + 8·len) says {formula}",
+                        bytes.get()
+                    ));
+                }
+                Ok(())
+            })
+    }
+}
+
+#[test]
+fn bad_cnn_lab_flags_are_refused_in_one_line() {
+    let bad = [
+        (
+            "--steps 0",
+            "invalid value '0' for '--steps <N>': not a positive whole number",
+        ),
+        (
+            "--batch x",
+            "invalid value 'x' for '--batch <B>': not a positive whole number",
+        ),
+        ("--lr -1", "--lr -1: the learning rate must be above 0"),
+        ("--epochs 2", "unexpected argument '--epochs' found"),
+    ];
+    for (flags, says) in bad {
+        let args: Vec<String> = flags.split(' ').map(String::from).collect();
+        let err = parse(&args).expect_err(flags);
+        assert!(
+            err.starts_with(says) && !err.contains('\n'),
+            "{flags}: {err}"
+        );
+    }
+    let ok = parse(&[]).unwrap();
+    assert_eq!((ok.steps, ok.batch, ok.seed), (300, 64, 6));
+}
