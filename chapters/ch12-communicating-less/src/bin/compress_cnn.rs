@@ -7,12 +7,13 @@
 //! slowest rank's); chapter 6's test loss and accuracy after the same number of steps.
 //!
 //! Run: `make run CH=12 BIN=compress_cnn` (4 ranks; `SOLUTION=1` for the answers;
-//! `ARGS='--steps 600'`, `ARGS=--help` for the flags). A bad flag is refused in one line
-//! before MPI starts. It needs chapter 6's trainer (ex 6.2 to 6.5), ex 12.3 and ex 12.4;
-//! until they are written it says which to finish.
+//! `ARGS='--steps 600'`, `ARGS=--help` for the flags). A bad flag, or a global batch
+//! that the ranks do not divide, is refused in one line before MPI starts. It needs
+//! chapter 6's trainer (ex 6.2 to 6.5), ex 12.3 and ex 12.4; until they are written it
+//! says which to finish.
 
 use ch12::cnn_flags::{help, parse};
-use ch12::cnn_run::{train, CnnRun};
+use ch12::cnn_run::{config, train, CnnRun};
 use ch12::compressed::Scheme;
 use mpi::traits::*;
 use toolkit::gate::unless_todo;
@@ -70,10 +71,13 @@ fn main() {
     if args.iter().any(|a| a == "--help" || a == "-h") {
         return print!("{}", help());
     }
-    let f = parse(&args).unwrap_or_else(|why| {
-        eprintln!("compress_cnn: {why}");
-        std::process::exit(2);
-    });
+    // Bad flags, and a batch the ranks do not divide: one line, before MPI starts.
+    let f = parse(&args)
+        .and_then(|f| ch06::config::check(&config(&f), ch06::ranks_from_env()).map(|()| f))
+        .unwrap_or_else(|why| {
+            eprintln!("compress_cnn: {why}");
+            std::process::exit(2);
+        });
     let universe = toolkit::init();
     let world = universe.world();
     let (rank, p) = (world.rank(), world.size());
