@@ -1,8 +1,9 @@
 //! Checks of the `compress_cnn` lab's pieces: the top-k backend (chapter 6's `Allreduce`
 //! over ex 12.3's step) at 100% equals MPI_Allreduce's sum within the summation bound,
 //! bucket after bucket and step after step (one residual per bucket, taken in turn), at 1
-//! to 4 ranks, with the bytes counted as the formula says; and the lab's bad flags refused
-//! in one line. Run: `make check CH=12` or
+//! to 4 ranks, with the bytes counted as the formula says; below 100%, each bucket's call
+//! equals ex 12.3's step on a residual of its own; and the lab's bad flags refused in one
+//! line. Run: `make check CH=12` or
 //! `cargo test -p ch12-communicating-less --features solution --test compressed`.
 
 mod common;
@@ -10,11 +11,13 @@ mod common;
 use ch06::reducer::Allreduce;
 use ch12::cnn_flags::parse;
 use ch12::compressed::{Compressed, Scheme};
+use ch12::feedback::Feedback;
+use ch12::topk;
 use common::{inputs, Case};
 use mpi::collective::SystemOperation;
 use mpi::traits::*;
 use proptest::prelude::*;
-use toolkit::compare::{abs_sums, close_sums};
+use toolkit::compare::{abs_sums, close_sums, exact};
 use toolkit::lockstep::property;
 
 /// Two buckets of 1 to 40 elements and a seed.
@@ -55,6 +58,37 @@ toolkit::mpi_test! {
                          the formula 2·Σ(4 + 8·len) says {formula}",
                         bytes.get()
                     ));
+                }
+                Ok(())
+            })
+    }
+}
+
+toolkit::mpi_test! {
+    /// A share below 100%: each bucket's call equals ex 12.3's step on a residual of its
+    /// own (the residual of one bucket never leaks into the other's), bit for bit.
+    fn ex12_3_the_top_k_backend_keeps_one_residual_per_bucket(world at &[1, 2, 3]) {
+        property(world, "the top-k backend against one Feedback per bucket")
+            .cases(8)
+            .check(cases(), |&(a, b, seed)| {
+                let (rank, p) = (world.rank() as usize, world.size() as usize);
+                let lens = [a, b];
+                let scheme = Scheme::TopK { percent: 33.0, feedback: true };
+                let backend = Compressed::new(world, scheme, &lens)?;
+                let mut own: Vec<Feedback> =
+                    lens.iter().map(|&n| Feedback::new(n, 33.0)).collect::<Result<_, _>>()?;
+                for step in 0..3u64 {
+                    for (bucket, &len) in lens.iter().enumerate() {
+                        let case = Case { len, nodes: 0, seed: seed ^ (2 * step + bucket as u64) };
+                        let mut got = inputs(&case, rank).1;
+                        let want = topk::step(world, &mut own[bucket], &got);
+                        backend.sum_in_place(&mut got);
+                        let at = format!(
+                            "rank {rank} of {p}, step {step}, bucket {bucket} of lens {lens:?}, \
+                             seed={}", case.seed
+                        );
+                        exact(&at, &got, &want)?;
+                    }
                 }
                 Ok(())
             })
