@@ -30,9 +30,8 @@ pub fn measure_links(world: &SimpleCommunicator, node: usize, trips: usize) -> M
     let mut node_of = vec![0u64; world.size() as usize];
     world.all_gather_into(&(node as u64), &mut node_of[..]);
     let fits = measure(world, trips);
-    let (same, across): (Vec<PairFit>, Vec<PairFit>) = fits
-        .into_iter()
-        .partition(|f| node_of[f.a] == node_of[f.b]);
+    let (same, across): (Vec<PairFit>, Vec<PairFit>) =
+        fits.into_iter().partition(|f| node_of[f.a] == node_of[f.b]);
     let (intra, inter) = (median_fit(&same), median_fit(&across));
     let fallback = AlphaBeta {
         alpha: 0.0,
@@ -74,7 +73,11 @@ mod tests {
 
     #[test]
     fn the_median_of_each_class_is_taken() {
-        let fits = [pair(0, 1, 1.0, 10.0), pair(2, 3, 3.0, 30.0), pair(4, 5, 2.0, 20.0)];
+        let fits = [
+            pair(0, 1, 1.0, 10.0),
+            pair(2, 3, 3.0, 30.0),
+            pair(4, 5, 2.0, 20.0),
+        ];
         let m = median_fit(&fits).unwrap();
         assert_eq!((m.alpha, m.beta), (2.0, 20.0));
         assert!(median_fit(&[]).is_none());
