@@ -22,11 +22,16 @@
 #         and the lab `gpt` at dp 1 x tp 2 against the same GPT under
 #         torch.distributed.tensor.parallel (scripts/anchors/gpt.py: the same pages, the same
 #         batches, the head tied), tokens/s = the median over the windows after the first
+#   ch11: `moe_bench --train` (chapter 11's MoE layer trained as `moe_train` does, in one
+#         process, one thread: router top-k, capacity and drops, linear experts, Switch
+#         loss, Adam) against scripts/anchors/moe_layer.py, the same layer, data and seed in
+#         PyTorch, at the lab's size and a larger one; tokens/s = the tokens of a step over
+#         the median time per step; and how far the two runs' losses are apart, step by step
 # Ours runs twice per round: as `make run` does, and with Open MPI's
 # `mpi_yield_when_idle=1` (a waiting rank yields its core instead of polling: what a loaded
 # machine needs). Prints one table (each run's figure, the medians, ours / PyTorch) and
 # writes the rows of
-# each chapter to book/src/chNN-*/output/anchors.txt for chapters 06 to 09 (the pages
+# each chapter to book/src/chNN-*/output/anchors.txt for chapters 06 to 09 and 11 (the pages
 # include them). `--only 08` runs one chapter's rows (and writes its file).
 
 import argparse
@@ -176,6 +181,56 @@ def torch_ch09_gpt(_env):
     return statistics.median(rates[1:])
 
 
+# --- chapter 11 -------------------------------------------------------------------------
+# moe_train's step (8 experts, capacity factor 1.25, α = 0.1, Adam lr 0.05, seed 11) in one
+# process, one thread, on batches made beforehand: `moe_bench --train` against
+# scripts/anchors/moe_layer.py. (name, tokens, hidden, k)
+MOE_SIZES = [("the lab's size", 64, 8, 1), ("larger", 1024, 64, 2)]
+MOE_STEPS = 200
+MOE_LOSSES = {}  # (workload, side) -> the last run's losses, step by step
+
+
+def moe_args(tokens, hidden, k):
+    return ["--tokens", str(tokens), "--hidden", str(hidden), "--k", str(k)]
+
+
+def moe_rate(name, side, out, tokens):
+    losses = [tuple(map(float, m.groups()))
+              for m in re.finditer(r"^LOSS \d+ (\S+) (\S+)$", out, re.M)]
+    if len(losses) != MOE_STEPS:
+        sys.exit(f"anchors: {side} printed {len(losses)} losses, expected {MOE_STEPS}:\n{out}")
+    MOE_LOSSES[(name, side)] = losses
+    ms = float(re.search(r"^MS ([\d.]+)$", out, re.M).group(1))
+    return tokens / (ms / 1e3)
+
+
+def ours_ch11(env, name, tokens, hidden, k):
+    out = run([release_bin("moe_bench"), "--train", str(MOE_STEPS), *moe_args(tokens, hidden, k)],
+              env=env)
+    return moe_rate(name, "ours", out, tokens)
+
+
+def torch_ch11(_env, name, tokens, hidden, k):
+    out = run([sys.executable, os.path.join(HERE, "moe_layer.py"), "--steps", str(MOE_STEPS),
+               *moe_args(tokens, hidden, k)])
+    return moe_rate(name, "PyTorch", out, tokens)
+
+
+def moe_agreement():
+    """Per workload, how far our losses are from PyTorch's, step by step."""
+    lines = []
+    for name, *_ in MOE_SIZES:
+        ours, theirs = MOE_LOSSES[(name, "ours")], MOE_LOSSES[(name, "PyTorch")]
+        for i, loss in [(0, "squared error"), (1, "balancing loss E·Σ f·P")]:
+            diff = [abs(a[i] - b[i]) / max(1e-12, abs(b[i])) for a, b in zip(ours, theirs)]
+            worst = max(range(len(diff)), key=diff.__getitem__)
+            lines.append(f"{name}, {loss}: largest relative difference over {MOE_STEPS} steps "
+                         f"{diff[worst]:.1e} (step {worst}: ours {ours[worst][i]:.9g}, PyTorch "
+                         f"{theirs[worst][i]:.9g}); step {MOE_STEPS - 1}: ours "
+                         f"{ours[-1][i]:.9g}, PyTorch {theirs[-1][i]:.9g}")
+    return "\n".join(lines)
+
+
 # --- the table --------------------------------------------------------------------------
 def table(rows, unit="samples/s"):
     head = ["chapter", "workload", f"ours ({unit})", "ours, yielding", "PyTorch",
@@ -195,7 +250,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=2, help="runs of each, alternating")
     ap.add_argument("--no-write", action="store_true", help="print only")
-    ap.add_argument("--only", choices=["06", "07", "08", "09"], help="one chapter's rows")
+    ap.add_argument("--only", choices=["06", "07", "08", "09", "11"], help="one chapter's rows")
     args = ap.parse_args()
     import torch  # the venv's
 
@@ -221,6 +276,10 @@ def main():
                  f"Adam, f32), dp 1 x tp {NP}, the book's pages; ours vs "
                  f"torch.distributed.tensor.parallel + loss_parallel (gloo), scripts/anchors/gpt.py",
                  ours_ch09_gpt, torch_ch09_gpt, ()))
+    for name, tokens, hidden, k in MOE_SIZES:
+        what = (f"MoE layer, {name} ({tokens} tokens, h={hidden}, 8 experts, k={k}, capacity "
+                f"1.25, α=0.1), Adam, f32, 1 process, 1 thread; moe_bench --train vs moe_layer.py")
+        jobs.append(("11", what, ours_ch11, torch_ch11, (name, tokens, hidden, k)))
     jobs = [j for j in jobs if args.only in (None, j[0])]
     results = {what: ([], [], []) for _, what, *_ in jobs}
     start = time.time()
@@ -230,7 +289,7 @@ def main():
             order = [(0, ours, {}), (1, ours, YIELD), (2, theirs, {})]
             for side, fn, env in order if r % 2 == 0 else order[::-1]:
                 results[what][side].append(fn(env, *a))
-                unit = "tokens/s" if chapter == "09" else "samples/s"
+                unit = "tokens/s" if chapter in ("09", "11") else "samples/s"
                 print(f"round {r + 1}: ch{chapter} {what}: {['ours', 'yielding', 'PyTorch'][side]} "
                       f"{results[what][side][-1]:,.0f} {unit}", file=sys.stderr, flush=True)
     command = "make anchors" + (f" ROUNDS={args.rounds}" if args.rounds != 2 else "")
@@ -241,22 +300,28 @@ def main():
               f"load average before the last run {os.getloadavg()[0]:.1f}; "
               f"{time.time() - start:.0f} s")
     rows = [(c, w, *results[w]) for c, w, *_ in jobs]
-    units = {"09": "tokens/s"}  # the trainers' rows are samples/s
+    units = {"09": "tokens/s", "11": "tokens/s"}  # the trainers' rows are samples/s
     per_chapter = {}
     for row in rows:
         per_chapter.setdefault(row[0], []).append(row)
+    notes = {"11": moe_agreement()} if "11" in per_chapter else {}
     print(header)
     for chapter, mine in per_chapter.items():
         print(table(mine, units.get(chapter, "samples/s")))
+        if chapter in notes:
+            print(notes[chapter])
     if not args.no_write:
         for chapter, folder in [("06", "ch06-data-parallel"), ("07", "ch07-pipeline"),
-                                ("08", "ch08-sharded"), ("09", "ch09-tensor-parallel")]:
+                                ("08", "ch08-sharded"), ("09", "ch09-tensor-parallel"),
+                                ("11", "ch11-experts")]:
             if chapter not in per_chapter:
                 continue
             path = os.path.join(ROOT, "book/src", folder, "output/anchors.txt")
             mine = per_chapter[chapter]
             with open(path, "w") as f:
                 f.write(header + "\n" + table(mine, units.get(chapter, "samples/s")) + "\n")
+                if chapter in notes:
+                    f.write(notes[chapter] + "\n")
             print(f"wrote {os.path.relpath(path, ROOT)}")
 
 
