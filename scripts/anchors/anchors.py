@@ -23,10 +23,9 @@
 #         torch.distributed.tensor.parallel (scripts/anchors/gpt.py: the same pages, the same
 #         batches, the head tied), tokens/s = the median over the windows after the first
 #   ch11: `moe_bench --train` (chapter 11's MoE layer trained as `moe_train` does, in one
-#         process, one thread: router top-k, capacity and drops, linear experts, Switch
-#         loss, Adam) against scripts/anchors/moe_layer.py, the same layer, data and seed in
-#         PyTorch, at the lab's size and a larger one; tokens/s = the tokens of a step over
-#         the median time per step; and how far the two runs' losses are apart, step by step
+#         process, one thread) against scripts/anchors/moe_layer.py, the same layer, data
+#         and seed in PyTorch, at two sizes, and the two runs' losses step by step (the
+#         job: scripts/anchors/moe_job.py)
 # Ours runs twice per round: as `make run` does, and with Open MPI's
 # `mpi_yield_when_idle=1` (a waiting rank yields its core instead of polling: what a loaded
 # machine needs). Prints one table (each run's figure, the medians, ours / PyTorch) and
@@ -42,6 +41,8 @@ import statistics
 import subprocess
 import sys
 import time
+
+import moe_job
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "../.."))
@@ -181,56 +182,6 @@ def torch_ch09_gpt(_env):
     return statistics.median(rates[1:])
 
 
-# --- chapter 11 -------------------------------------------------------------------------
-# moe_train's step (8 experts, capacity factor 1.25, α = 0.1, Adam lr 0.05, seed 11) in one
-# process, one thread, on batches made beforehand: `moe_bench --train` against
-# scripts/anchors/moe_layer.py. (name, tokens, hidden, k)
-MOE_SIZES = [("the lab's size", 64, 8, 1), ("larger", 1024, 64, 2)]
-MOE_STEPS = 200
-MOE_LOSSES = {}  # (workload, side) -> the last run's losses, step by step
-
-
-def moe_args(tokens, hidden, k):
-    return ["--tokens", str(tokens), "--hidden", str(hidden), "--k", str(k)]
-
-
-def moe_rate(name, side, out, tokens):
-    losses = [tuple(map(float, m.groups()))
-              for m in re.finditer(r"^LOSS \d+ (\S+) (\S+)$", out, re.M)]
-    if len(losses) != MOE_STEPS:
-        sys.exit(f"anchors: {side} printed {len(losses)} losses, expected {MOE_STEPS}:\n{out}")
-    MOE_LOSSES[(name, side)] = losses
-    ms = float(re.search(r"^MS ([\d.]+)$", out, re.M).group(1))
-    return tokens / (ms / 1e3)
-
-
-def ours_ch11(env, name, tokens, hidden, k):
-    out = run([release_bin("moe_bench"), "--train", str(MOE_STEPS), *moe_args(tokens, hidden, k)],
-              env=env)
-    return moe_rate(name, "ours", out, tokens)
-
-
-def torch_ch11(_env, name, tokens, hidden, k):
-    out = run([sys.executable, os.path.join(HERE, "moe_layer.py"), "--steps", str(MOE_STEPS),
-               *moe_args(tokens, hidden, k)])
-    return moe_rate(name, "PyTorch", out, tokens)
-
-
-def moe_agreement():
-    """Per workload, how far our losses are from PyTorch's, step by step."""
-    lines = []
-    for name, *_ in MOE_SIZES:
-        ours, theirs = MOE_LOSSES[(name, "ours")], MOE_LOSSES[(name, "PyTorch")]
-        for i, loss in [(0, "squared error"), (1, "balancing loss E·Σ f·P")]:
-            diff = [abs(a[i] - b[i]) / max(1e-12, abs(b[i])) for a, b in zip(ours, theirs)]
-            worst = max(range(len(diff)), key=diff.__getitem__)
-            lines.append(f"{name}, {loss}: largest relative difference over {MOE_STEPS} steps "
-                         f"{diff[worst]:.1e} (step {worst}: ours {ours[worst][i]:.9g}, PyTorch "
-                         f"{theirs[worst][i]:.9g}); step {MOE_STEPS - 1}: ours "
-                         f"{ours[-1][i]:.9g}, PyTorch {theirs[-1][i]:.9g}")
-    return "\n".join(lines)
-
-
 # --- the table --------------------------------------------------------------------------
 def table(rows, unit="samples/s"):
     head = ["chapter", "workload", f"ours ({unit})", "ours, yielding", "PyTorch",
@@ -276,10 +227,7 @@ def main():
                  f"Adam, f32), dp 1 x tp {NP}, the book's pages; ours vs "
                  f"torch.distributed.tensor.parallel + loss_parallel (gloo), scripts/anchors/gpt.py",
                  ours_ch09_gpt, torch_ch09_gpt, ()))
-    for name, tokens, hidden, k in MOE_SIZES:
-        what = (f"MoE layer, {name} ({tokens} tokens, h={hidden}, 8 experts, k={k}, capacity "
-                f"1.25, α=0.1), Adam, f32, 1 process, 1 thread; moe_bench --train vs moe_layer.py")
-        jobs.append(("11", what, ours_ch11, torch_ch11, (name, tokens, hidden, k)))
+    jobs += moe_job.jobs(run, release_bin)
     jobs = [j for j in jobs if args.only in (None, j[0])]
     results = {what: ([], [], []) for _, what, *_ in jobs}
     start = time.time()
@@ -304,7 +252,7 @@ def main():
     per_chapter = {}
     for row in rows:
         per_chapter.setdefault(row[0], []).append(row)
-    notes = {"11": moe_agreement()} if "11" in per_chapter else {}
+    notes = {"11": moe_job.agreement()} if "11" in per_chapter else {}
     print(header)
     for chapter, mine in per_chapter.items():
         print(table(mine, units.get(chapter, "samples/s")))
