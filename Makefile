@@ -178,9 +178,10 @@ bench-smoke:
 
 # The anchors: chapter 06's trainer against PyTorch DDP, chapter 07's pipeline against
 # torch.distributed.pipelining, chapter 08's ZeRO lab against ZeroRedundancyOptimizer and
-# FSDP2, chapter 09's tensor-parallel block against torch.distributed.tensor.parallel, same
-# models and work, alternating, in one run; writes the tables the pages
-# include (book/src/ch0{6,7,8,9}-*/output/anchors.txt). ROUNDS=N
+# FSDP2, chapter 09's tensor-parallel block against torch.distributed.tensor.parallel,
+# chapter 11's MoE layer against the same layer in PyTorch, same models and work,
+# alternating, in one run; writes the tables the pages
+# include (book/src/ch{06,07,08,09,11}-*/output/anchors.txt). ROUNDS=N
 # runs each side N times (default 2). Makes .cache/anchors-venv from PyPI on first use.
 anchors:
 	@bash scripts/anchors/run.sh $(if $(ROUNDS),--rounds $(ROUNDS))

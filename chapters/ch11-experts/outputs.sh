@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Chapter 11's captures for the book beyond the labs' outputs at 4 ranks (moe, moe_train):
 #   the lab at NP=3 with 5 experts (blocks of 2, 2 and 1) and k = 1, at NP=1 (nothing
-#   crosses), and three bad settings refused in one line before MPI starts.
+#   crosses), and three bad settings refused in one line before MPI starts; the training
+#   lab's plot and refusals; the benchmark moe_bench (release build).
 # `make outputs CH=11` runs the labs, then this script from the repository root
 # (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.
 set -euo pipefail
@@ -22,8 +23,14 @@ echo "outputs: wrote $book/output/moe-np3.txt, moe-np1.txt, bad-flags.txt"
 { echo "\$ make run CH=11 BIN=moe_train NP=3 SOLUTION=1 ARGS='--k 2 --experts 6 --steps 100'";
   $MAKE -s --no-print-directory run CH=11 BIN=moe_train NP=3 SOLUTION=1 ARGS='--k 2 --experts 6 --steps 100' 2>&1; } > $book/output/moe_train-np3.txt
 $MAKE -s --no-print-directory run CH=11 BIN=moe_train SOLUTION=1 ARGS="--every 1000 --plot $book/output/balance.svg" > /dev/null 2>&1
-{ for args in '--alpha -0.1' '--lr 0'; do
+{ for args in '--alpha -0.1' '--lr 0' '--device cuda'; do
     echo "\$ make run CH=11 BIN=moe_train SOLUTION=1 ARGS='$args'";
     $MAKE -s --no-print-directory run CH=11 BIN=moe_train SOLUTION=1 ARGS="$args" 2>&1 || true;
   done; } > $book/output/bad-train-flags.txt
 echo "outputs: wrote $book/output/moe_train-np3.txt, balance.svg, bad-train-flags.txt"
+# Part 3: the benchmark (release build): EP = 1, 2, 4 on the same global batch, a balanced
+# and a skewed router, with and without room for drops.
+{ echo '$ make bench CH=11'
+  WORKBOOK_OUT=target/workbook cargo run -q --release -p ch11-experts --features solution --bin moe_bench 2>&1 | grep -v ': running'; } \
+  > $book/output/moe_bench.txt
+echo "outputs: wrote $book/output/moe_bench.txt"

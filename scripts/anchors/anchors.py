@@ -22,11 +22,15 @@
 #         and the lab `gpt` at dp 1 x tp 2 against the same GPT under
 #         torch.distributed.tensor.parallel (scripts/anchors/gpt.py: the same pages, the same
 #         batches, the head tied), tokens/s = the median over the windows after the first
+#   ch11: `moe_bench --train` (chapter 11's MoE layer trained as `moe_train` does, in one
+#         process, one thread) against scripts/anchors/moe_layer.py, the same layer, data
+#         and seed in PyTorch, at two sizes, and the two runs' losses step by step (the
+#         job: scripts/anchors/moe_job.py)
 # Ours runs twice per round: as `make run` does, and with Open MPI's
 # `mpi_yield_when_idle=1` (a waiting rank yields its core instead of polling: what a loaded
 # machine needs). Prints one table (each run's figure, the medians, ours / PyTorch) and
 # writes the rows of
-# each chapter to book/src/chNN-*/output/anchors.txt for chapters 06 to 09 (the pages
+# each chapter to book/src/chNN-*/output/anchors.txt for chapters 06 to 09 and 11 (the pages
 # include them). `--only 08` runs one chapter's rows (and writes its file).
 
 import argparse
@@ -37,6 +41,8 @@ import statistics
 import subprocess
 import sys
 import time
+
+import moe_job
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "../.."))
@@ -195,7 +201,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=2, help="runs of each, alternating")
     ap.add_argument("--no-write", action="store_true", help="print only")
-    ap.add_argument("--only", choices=["06", "07", "08", "09"], help="one chapter's rows")
+    ap.add_argument("--only", choices=["06", "07", "08", "09", "11"], help="one chapter's rows")
     args = ap.parse_args()
     import torch  # the venv's
 
@@ -221,6 +227,7 @@ def main():
                  f"Adam, f32), dp 1 x tp {NP}, the book's pages; ours vs "
                  f"torch.distributed.tensor.parallel + loss_parallel (gloo), scripts/anchors/gpt.py",
                  ours_ch09_gpt, torch_ch09_gpt, ()))
+    jobs += moe_job.jobs(run, release_bin)
     jobs = [j for j in jobs if args.only in (None, j[0])]
     results = {what: ([], [], []) for _, what, *_ in jobs}
     start = time.time()
@@ -230,7 +237,7 @@ def main():
             order = [(0, ours, {}), (1, ours, YIELD), (2, theirs, {})]
             for side, fn, env in order if r % 2 == 0 else order[::-1]:
                 results[what][side].append(fn(env, *a))
-                unit = "tokens/s" if chapter == "09" else "samples/s"
+                unit = "tokens/s" if chapter in ("09", "11") else "samples/s"
                 print(f"round {r + 1}: ch{chapter} {what}: {['ours', 'yielding', 'PyTorch'][side]} "
                       f"{results[what][side][-1]:,.0f} {unit}", file=sys.stderr, flush=True)
     command = "make anchors" + (f" ROUNDS={args.rounds}" if args.rounds != 2 else "")
@@ -241,22 +248,28 @@ def main():
               f"load average before the last run {os.getloadavg()[0]:.1f}; "
               f"{time.time() - start:.0f} s")
     rows = [(c, w, *results[w]) for c, w, *_ in jobs]
-    units = {"09": "tokens/s"}  # the trainers' rows are samples/s
+    units = {"09": "tokens/s", "11": "tokens/s"}  # the trainers' rows are samples/s
     per_chapter = {}
     for row in rows:
         per_chapter.setdefault(row[0], []).append(row)
+    notes = {"11": moe_job.agreement()} if "11" in per_chapter else {}
     print(header)
     for chapter, mine in per_chapter.items():
         print(table(mine, units.get(chapter, "samples/s")))
+        if chapter in notes:
+            print(notes[chapter])
     if not args.no_write:
         for chapter, folder in [("06", "ch06-data-parallel"), ("07", "ch07-pipeline"),
-                                ("08", "ch08-sharded"), ("09", "ch09-tensor-parallel")]:
+                                ("08", "ch08-sharded"), ("09", "ch09-tensor-parallel"),
+                                ("11", "ch11-experts")]:
             if chapter not in per_chapter:
                 continue
             path = os.path.join(ROOT, "book/src", folder, "output/anchors.txt")
             mine = per_chapter[chapter]
             with open(path, "w") as f:
                 f.write(header + "\n" + table(mine, units.get(chapter, "samples/s")) + "\n")
+                if chapter in notes:
+                    f.write(notes[chapter] + "\n")
             print(f"wrote {os.path.relpath(path, ROOT)}")
 
 

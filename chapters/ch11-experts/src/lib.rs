@@ -20,7 +20,8 @@
 //! - [`task`]: generated tokens, drawn around a few clusters, and their router logits;
 //! - [`flags`]: the lab's flags, checked before MPI starts;
 //! - [`nets`]: the experts as LibTorch tensors that require grad;
-//! - [`pass`]: the layer's forward in autograd, its graph cut at both exchanges.
+//! - [`pass`]: the layer's forward in autograd, its graph cut at both exchanges;
+//! - [`anchor`]: `moe_train`'s step timed in one process, for `make anchors`.
 //!
 //! Your part (stubs; `--features solution` compiles the answers from `solutions/`):
 //! [`router`] (ex 11.1: top-k, gate weights, capacity and drops), [`exchange`]
@@ -28,6 +29,7 @@
 //! (ex 11.3: the backward through both exchanges) and [`balance`] (ex 11.4: the Switch
 //! load-balancing loss over the ranks).
 
+pub mod anchor;
 pub mod config;
 pub mod experts;
 pub mod flags;

@@ -64,6 +64,13 @@ impl Task {
         Task { hidden, centres }
     }
 
+    /// The clusters' centres, one per expert (`hidden` floats each): a router whose
+    /// logits are `4·x·centres` routes each cluster to its own expert, as the batch's
+    /// `logits` do.
+    pub fn centres(&self) -> &[Vec<f32>] {
+        &self.centres
+    }
+
     /// `tokens` tokens, cluster `i` drawn with probability proportional to
     /// `1 / (i + 1)^skew` (skew 0: every cluster equally often), each token its centre
     /// plus a noise of a third of its scale.

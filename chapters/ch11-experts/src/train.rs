@@ -128,19 +128,32 @@ fn summed(world: &SimpleCommunicator, mine: &[f64]) -> Vec<f64> {
     all
 }
 
-/// One training step over the ranks of `world`: forward, loss, ex 11.3's backward, the
-/// router's gradient summed over the ranks, Adam.
+/// One training step over the ranks of `world` on this rank's batch of step `n`
+/// ([`batch`]): [`step_on`].
 pub fn step(
     world: &SimpleCommunicator,
     s: &Settings,
     m: &mut Model,
     n: usize,
 ) -> Result<Report, String> {
-    let (me, e) = (world.rank() as usize, s.cfg.experts);
+    let (x, y) = batch(s, n, world.rank() as usize);
+    step_on(world, s, m, &x, &y)
+}
+
+/// One training step on this rank's tokens `x` and their targets `y` (`tokens × hidden`,
+/// made beforehand: the benchmark times the step without the data): forward, loss,
+/// ex 11.3's backward, the router's gradient summed over the ranks, Adam.
+pub fn step_on(
+    world: &SimpleCommunicator,
+    s: &Settings,
+    m: &mut Model,
+    x: &Tensor,
+    y: &Tensor,
+) -> Result<Report, String> {
+    let e = s.cfg.experts;
     let all_tokens = (s.tokens * world.size() as usize) as f64;
-    let (x, y) = batch(s, n, me);
     let logits = x.matmul(&m.router);
-    let pass = forward(world, &s.cfg, &m.nets, &x, &logits)?;
+    let pass = forward(world, &s.cfg, &m.nets, x, &logits)?;
     let sq = (&pass.out - y).square().sum(Kind::Float) / all_tokens;
     let aux = aux_loss(world, &pass.routing, &logits, 1.0);
     let loss = &sq + &aux * s.alpha;

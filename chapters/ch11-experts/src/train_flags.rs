@@ -4,11 +4,13 @@
 use crate::config::MoeConfig;
 use crate::flags::pairs;
 use crate::train::Settings;
+use trainer_kit::cli::{device_choice, DeviceChoice};
 
 /// The lab's usage text (`--help`).
 pub const USAGE: &str = "\
 usage: moe_train [--alpha A[,A...]] [--steps S] [--experts E] [--k K] [--capacity-factor F]
                  [--tokens N] [--hidden H] [--lr LR] [--skew X] [--seed N] [--every N] [--plot FILE]
+                 [--device cpu|auto|cuda]
   --alpha A[,A...]      the balancing loss's weight, one run per value (default 0,0.1)
   --steps S             Adam steps per run (default 200)
   --experts E           experts in all, split over the ranks in blocks (default 8)
@@ -21,6 +23,8 @@ usage: moe_train [--alpha A[,A...]] [--steps S] [--experts E] [--k K] [--capacit
   --seed N              the task's, the targets' and the weights' seed (default 11)
   --every N             print every N-th step and the last (default 20)
   --plot FILE           write an SVG of the busiest expert's share per step, one line per α
+  --device D            cpu (default) or auto: the CPU; cuda is refused in one line, with the
+                        reason where no GPU can be used (the layer computes on the CPU)
 ";
 
 /// The lab's settings: one [`Settings`] per α, and how to report.
@@ -40,7 +44,7 @@ pub struct TrainFlags {
 pub fn parse(args: &[String]) -> Result<TrainFlags, String> {
     let (mut experts, mut k, mut factor, mut tokens, mut hidden) = (8usize, 1usize, 1.25, 64, 8);
     let (mut steps, mut lr, mut skew, mut seed, mut every) = (200usize, 0.05, 0.0, 11u64, 20);
-    let (mut alphas, mut plot) = (vec![0.0, 0.1], None);
+    let (mut alphas, mut plot, mut device) = (vec![0.0, 0.1], None, DeviceChoice::Cpu);
     for f in pairs(args)? {
         match f.flag {
             "--experts" => experts = f.count()?,
@@ -61,6 +65,7 @@ pub fn parse(args: &[String]) -> Result<TrainFlags, String> {
                     .collect::<Result<_, _>>()?
             }
             "--plot" => plot = Some(f.value.to_string()),
+            "--device" => device = device_choice(f.value).map_err(|e| f.bad(&e))?,
             _ => return Err(f.unknown()),
         }
     }
@@ -80,6 +85,9 @@ pub fn parse(args: &[String]) -> Result<TrainFlags, String> {
     if hidden == 0 || tokens == 0 || every == 0 {
         return Err("--hidden, --tokens and --every must be at least 1".into());
     }
+    if device == DeviceChoice::Cuda {
+        return Err(format!("--device cuda: {}", no_device()));
+    }
     let cfg = MoeConfig::new(experts, k, factor)?;
     let run = |alpha| Settings {
         cfg,
@@ -95,5 +103,16 @@ pub fn parse(args: &[String]) -> Result<TrainFlags, String> {
         steps,
         every,
         plot,
+    })
+}
+
+/// Why the layer cannot run on a GPU here, in one line: where LibTorch can use no GPU,
+/// `torch_link::why_no_cuda`'s reason; where it can, because this chapter's layer
+/// computes on the CPU (its exchanges, and the exercises' backward, work on host tensors).
+pub fn no_device() -> String {
+    torch_link::why_no_cuda(tch::Cuda::is_available()).unwrap_or_else(|| {
+        "a GPU can be used here, but this chapter's layer computes on the CPU (its \
+         exchanges and the exercises' backward work on host tensors): run without --device"
+            .into()
     })
 }

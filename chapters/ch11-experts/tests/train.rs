@@ -1,6 +1,7 @@
 //! Checks of the given trainer (ex 11.1 to 11.4 together): N steps over 1, 2 and 3 ranks
 //! equal N steps of one process holding every rank's tokens and every expert; and the
-//! `moe_train` lab's bad flags refused in one line before MPI starts.
+//! `moe_train` lab's bad flags refused in one line before MPI starts, `--device cuda`
+//! among them where no GPU can be used.
 //! Run: `make check CH=11` or `cargo test -p ch11-experts --features solution --test train`.
 
 use ch11::config::MoeConfig;
@@ -30,6 +31,11 @@ fn worst(a: &[tch::Tensor], b: &[tch::Tensor]) -> f64 {
         }
     }
     w
+}
+
+#[test]
+fn device_cuda_where_no_gpu_can_be_used_says_why_in_one_line() {
+    trainer_kit::testing::check_cuda_refusal(env!("CARGO_BIN_EXE_moe_train"), "moe_train");
 }
 
 #[test]
