@@ -6,12 +6,13 @@
 # (between-nodes.txt), chapter 10's make diagnose across the nodes as they are and with
 # node-b shaped by tc (diagnose-netns.txt, diagnose-tc.txt: the slow-links page shows
 # them), chapter 12's hier lab across the nodes as they are and with both nodes' links
-# shaped to 1 Gbit/s, and its less_bench so shaped (written to chapter 12's output folder:
-# hier-netns.txt, hier-netns-1gbit.txt, less_bench-netns-1gbit.txt), and the full output
-# of make cluster-test and make slurm-test.
+# shaped to 1 Gbit/s, and its less_bench and compress_cnn with the links shaped to 100
+# Mbit/s (written to chapter 12's output folder: hier-netns.txt, hier-netns-1gbit.txt,
+# less_bench-netns-100mbit.txt, compress_cnn-netns-100mbit.txt), and the full output of
+# make cluster-test and make slurm-test.
 # Root only. Expect five to ten minutes on a 2-core machine.
 # `scripts/cluster/outputs.sh diagnose` makes only the two diagnose files (seconds);
-# `scripts/cluster/outputs.sh hier` only chapter 12's three (a few minutes).
+# `scripts/cluster/outputs.sh hier` only chapter 12's four (a few minutes).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 DIR=book/src/cluster/output
@@ -56,14 +57,18 @@ shell_capture() {
 
 # Chapter 12's hier lab with real nodes (split_shared: 0, 1 on node-a; 2, 3 on node-b):
 # TCP over the bridge as it is, then with what each node sends shaped to 1 Gbit/s; then
-# its side-by-side benchmark so shaped (its emulated nodes of 2 are the real ones here).
+# its side-by-side benchmark and the CNN lab with the links shaped to 100 Mbit/s (their
+# emulated nodes of 2 are the real ones here).
 hier_captures() {
   local ch12=book/src/ch12-communicating-less/output
   local lab="make -s --no-print-directory run CH=12 SOLUTION=1 ARGS='--nodes shared'"
   shell_capture $ch12/hier-netns.txt "$lab"
-  local shape="scripts/cluster/netns.sh shape node-a rate=1gbit && scripts/cluster/netns.sh shape node-b rate=1gbit"
-  shell_capture $ch12/hier-netns-1gbit.txt "$shape && $lab"
-  shell_capture $ch12/less_bench-netns-1gbit.txt "$shape && make -s --no-print-directory bench CH=12"
+  local shape="scripts/cluster/netns.sh shape node-a rate=RATE && scripts/cluster/netns.sh shape node-b rate=RATE"
+  shell_capture $ch12/hier-netns-1gbit.txt "${shape//RATE/1gbit} && $lab"
+  shell_capture $ch12/less_bench-netns-100mbit.txt \
+    "${shape//RATE/100mbit} && make -s --no-print-directory bench CH=12"
+  shell_capture $ch12/compress_cnn-netns-100mbit.txt \
+    "${shape//RATE/100mbit} && make -s --no-print-directory run CH=12 BIN=compress_cnn SOLUTION=1"
 }
 if [ "${1:-}" = diagnose ]; then diagnose_captures; exit 0; fi
 if [ "${1:-}" = hier ]; then hier_captures; exit 0; fi

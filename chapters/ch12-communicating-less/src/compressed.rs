@@ -1,8 +1,9 @@
 //! Given: gradient compression as a chapter 6 [`Allreduce`] backend, so that chapter 6's
 //! trainer syncs its CNN's gradients through this chapter's pieces: the dense
-//! MPI_Allreduce (chapter 6's [`MpiAllreduce`]), ex 12.3's top-k step with or without
-//! error feedback, or ex 12.4's 8-bit codes with error feedback, gathered by
-//! [`crate::side_by_side::quantized_sum`]. Every call counts the bytes this rank hands to
+//! MPI_Allreduce (chapter 6's [`MpiAllreduce`]), ex 12.1's hierarchical allreduce through
+//! one leader per node (two nodes in blocks: on the two-node namespace cluster, the real
+//! ones), ex 12.3's top-k step with or without error feedback, or ex 12.4's 8-bit codes
+//! with error feedback, gathered by [`crate::side_by_side::quantized_sum`]. Every call counts the bytes this rank hands to
 //! the exchange. Nothing to run here: the `compress_cnn` lab and the tests use it.
 //!
 //! A residual belongs to one gradient buffer. Chapter 6's bucketed sync calls
@@ -11,8 +12,9 @@
 //! bucket's stops the job with a message (the trainer's buckets are not the ones given).
 
 use crate::feedback::Feedback;
+use crate::nodes::{NodeGroups, Nodes};
 use crate::side_by_side::{quantized_sum, BUCKET};
-use crate::{quant, topk};
+use crate::{hier, quant, topk};
 use ch06::reducer::{Allreduce, MpiAllreduce};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -24,6 +26,8 @@ use std::rc::Rc;
 pub enum Scheme {
     /// MPI_Allreduce of the whole buffer (chapter 6's default backend).
     Dense,
+    /// Ex 12.1: the node sums, an allreduce among the leaders, a broadcast in each node.
+    Leaders,
     /// Ex 12.3: the top `percent` of each buffer; `feedback: false` drops the residual
     /// after every step.
     TopK { percent: f64, feedback: bool },
@@ -36,6 +40,7 @@ impl Scheme {
     pub fn name(self) -> String {
         match self {
             Scheme::Dense => "dense allreduce".into(),
+            Scheme::Leaders => "hierarchical, leaders".into(),
             Scheme::TopK {
                 percent,
                 feedback: true,
@@ -57,6 +62,8 @@ pub struct Compressed<'w> {
     world: &'w SimpleCommunicator,
     scheme: Scheme,
     dense: MpiAllreduce<'w>,
+    /// The node groups of [`Scheme::Leaders`] (two nodes, ranks in blocks).
+    groups: Option<NodeGroups>,
     state: RefCell<State>,
     bytes: Rc<Cell<usize>>,
 }
@@ -75,16 +82,24 @@ impl<'w> Compressed<'w> {
         }
         let percent = match scheme {
             Scheme::TopK { percent, .. } => percent,
-            Scheme::Dense | Scheme::Quant8 => 100.0,
+            Scheme::Dense | Scheme::Leaders | Scheme::Quant8 => 100.0,
         };
         let buckets = bucket_lens
             .iter()
             .map(|&len| Feedback::new(len, percent))
             .collect::<Result<Vec<_>, _>>()?;
+        let groups = match scheme {
+            Scheme::Leaders => Some(NodeGroups::new(
+                world,
+                Nodes::Emulated(world.size().min(2) as usize),
+            )?),
+            _ => None,
+        };
         Ok(Compressed {
             world,
             scheme,
             dense: MpiAllreduce::new(world),
+            groups,
             state: RefCell::new(State { buckets, next: 0 }),
             bytes: Rc::new(Cell::new(0)),
         })
@@ -116,6 +131,11 @@ impl Allreduce for Compressed<'_> {
                 self.dense.sum_in_place(buf);
                 std::mem::size_of_val(buf)
             }
+            Scheme::Leaders => {
+                let groups = self.groups.as_ref().expect("built with the scheme");
+                buf.copy_from_slice(&hier::allreduce_leaders(groups, buf));
+                std::mem::size_of_val(buf)
+            }
             Scheme::TopK { feedback, .. } => {
                 let before = fb.bytes_sent;
                 let sum = topk::step(self.world, fb, buf);
@@ -142,6 +162,7 @@ impl Allreduce for Compressed<'_> {
     fn name(&self) -> &'static str {
         match self.scheme {
             Scheme::Dense => "mpi",
+            Scheme::Leaders => "leaders",
             Scheme::TopK { .. } => "top-k",
             Scheme::Quant8 => "8-bit",
         }

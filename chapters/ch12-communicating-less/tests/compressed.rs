@@ -1,5 +1,6 @@
 //! Checks of the `compress_cnn` lab's pieces: the top-k backend (chapter 6's `Allreduce`
-//! over ex 12.3's step) at 100% equals MPI_Allreduce's sum within the summation bound,
+//! over ex 12.3's step) at 100%, and the leaders backend (ex 12.1), equal MPI_Allreduce's
+//! sum within the summation bound,
 //! bucket after bucket and step after step (one residual per bucket, taken in turn), at 1
 //! to 4 ranks, with the bytes counted as the formula says; below 100%, each bucket's call
 //! equals ex 12.3's step on a residual of its own; and the lab's bad flags refused in one
@@ -26,38 +27,48 @@ fn cases() -> impl Strategy<Value = (usize, usize, u64)> {
 }
 
 toolkit::mpi_test! {
-    /// Every element kept: each call sums like MPI_Allreduce, 4 + 8·len bytes each.
+    /// Every element kept (top-k at 100%: 4 + 8·len bytes a call) and ex 12.1's hierarchy
+    /// (4·len bytes): each call sums like MPI_Allreduce.
     fn ex12_3_the_top_k_backend_at_100_percent_equals_the_dense_sum(world at &[1, 2, 3, 4]) {
-        property(world, "the top-k backend at 100% against MPI_Allreduce")
+        property(world, "the top-k and leaders backends against MPI_Allreduce")
             .cases(12)
             .check(cases(), |&(a, b, seed)| {
                 let (rank, p) = (world.rank() as usize, world.size() as usize);
                 let lens = [a, b];
-                let scheme = Scheme::TopK { percent: 100.0, feedback: true };
-                let backend = Compressed::new(world, scheme, &lens)?;
-                let bytes = backend.bytes();
-                for step in 0..2u64 {
-                    for (bucket, &len) in lens.iter().enumerate() {
-                        let case = Case { len, nodes: 0, seed: seed ^ (2 * step + bucket as u64) };
-                        let at = format!(
-                            "rank {rank} of {p}, step {step}, bucket {bucket} of lens {lens:?}, \
-                             seed={}", case.seed
-                        );
-                        let mut got = inputs(&case, rank).1;
-                        let mut want = vec![0f32; len];
-                        world.all_reduce_into(&got[..], &mut want[..], SystemOperation::sum());
-                        backend.sum_in_place(&mut got);
-                        let sums = abs_sums(len, (0..p).map(|r| inputs(&case, r).1));
-                        close_sums(&at, &got, &want, &sums, p)?;
+                let all_kept = Scheme::TopK { percent: 100.0, feedback: true };
+                for (scheme, bytes_of) in [
+                    (all_kept, (|n| 4 + 8 * n) as fn(usize) -> usize),
+                    (Scheme::Leaders, |n| 4 * n),
+                ] {
+                    let backend = Compressed::new(world, scheme, &lens)?;
+                    let bytes = backend.bytes();
+                    for step in 0..2u64 {
+                        for (bucket, &len) in lens.iter().enumerate() {
+                            let case =
+                                Case { len, nodes: 0, seed: seed ^ (2 * step + bucket as u64) };
+                            let at = format!(
+                                "{}: rank {rank} of {p}, step {step}, bucket {bucket} of lens \
+                                 {lens:?}, seed={}",
+                                scheme.name(),
+                                case.seed
+                            );
+                            let mut got = inputs(&case, rank).1;
+                            let mut want = vec![0f32; len];
+                            world.all_reduce_into(&got[..], &mut want[..], SystemOperation::sum());
+                            backend.sum_in_place(&mut got);
+                            let sums = abs_sums(len, (0..p).map(|r| inputs(&case, r).1));
+                            close_sums(&at, &got, &want, &sums, p)?;
+                        }
                     }
-                }
-                let formula = 2 * (4 + 8 * a + 4 + 8 * b);
-                if bytes.get() != formula {
-                    return Err(format!(
-                        "rank {rank} of {p}, lens {lens:?}: counted {} bytes in two steps, \
-                         the formula 2·Σ(4 + 8·len) says {formula}",
-                        bytes.get()
-                    ));
+                    let formula = 2 * (bytes_of(a) + bytes_of(b));
+                    if bytes.get() != formula {
+                        return Err(format!(
+                            "{}: rank {rank} of {p}, lens {lens:?}: counted {} bytes in two \
+                             steps, the formula says {formula}",
+                            scheme.name(),
+                            bytes.get()
+                        ));
+                    }
                 }
                 Ok(())
             })

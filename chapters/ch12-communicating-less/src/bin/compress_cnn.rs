@@ -1,5 +1,6 @@
 //! Lab: chapter 6's CNN trained on the shipped digits by chapter 6's trainer, its
-//! gradients summed five ways: the dense MPI_Allreduce, ex 12.3's top-k at 10% and at 1%
+//! gradients summed six ways: the dense MPI_Allreduce, ex 12.1's hierarchical allreduce
+//! (two nodes of ranks in blocks), ex 12.3's top-k at 10% and at 1%
 //! with error feedback, top-k at 1% without it, and ex 12.4's 8-bit codes with error
 //! feedback. Every method starts from the same parameters and sees the same batches in
 //! the same order. Per method: the bytes one rank hands to the exchange per step,
@@ -8,8 +9,9 @@
 //!
 //! Run: `make run CH=12 BIN=compress_cnn` (4 ranks; `SOLUTION=1` for the answers;
 //! `ARGS='--steps 600'`, `ARGS=--help` for the flags). A bad flag, or a global batch
-//! that the ranks do not divide, is refused in one line before MPI starts. It needs
-//! chapter 6's trainer (ex 6.2 to 6.5), ex 12.3 and ex 12.4; until they are written it
+//! that the ranks do not divide, is refused in one line before MPI starts. On the two-node
+//! namespace cluster (`CLUSTER=netns`, as root) the blocks are the real nodes. It needs
+//! chapter 6's trainer (ex 6.2 to 6.5), ex 12.1, 12.3 and 12.4; until they are written it
 //! says which to finish.
 
 use ch12::cnn_flags::{help, parse};
@@ -19,8 +21,9 @@ use mpi::traits::*;
 use toolkit::gate::unless_todo;
 
 /// The methods, in the table's order.
-const SCHEMES: [Scheme; 5] = [
+const SCHEMES: [Scheme; 6] = [
     Scheme::Dense,
+    Scheme::Leaders,
     Scheme::TopK {
         percent: 10.0,
         feedback: true,
