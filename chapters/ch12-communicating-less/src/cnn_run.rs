@@ -1,10 +1,12 @@
 //! Given: the `compress_cnn` lab's run of one [`Scheme`]: chapter 6's trainer (its CNN,
 //! the shipped digits, its sampler and SGD with momentum), one gradient bucket synced
 //! through [`Compressed`], `steps` steps from the same start and data order for every
-//! scheme, then chapter 6's test accuracy. Nothing to run here: the lab uses it.
+//! scheme (for local SGD, ex 12.5's average of the parameters every `H` steps), then
+//! chapter 6's test accuracy. Nothing to run here: the lab uses it.
 
 use crate::cnn_flags::CnnFlags;
 use crate::compressed::{Compressed, Scheme};
+use crate::local;
 use ch06::config::{Config, DeviceChoice, SyncMode};
 use ch06::model::ModelKind;
 use ch06::train::Trainer;
@@ -13,6 +15,7 @@ use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::time::Instant;
+use tch::Tensor;
 use toolkit::report::Timing;
 
 /// A bucket cap far above the CNN's gradient: the whole gradient is one bucket, so top-k
@@ -33,6 +36,26 @@ pub struct CnnRun {
     /// Chapter 6's test loss and accuracy (%) after the steps.
     pub test_loss: f64,
     pub test_acc: f64,
+}
+
+/// Ex 12.5's average of the model's parameters over the ranks, through one flat buffer:
+/// the optimizer's momentum stays each rank's own. Returns the bytes this rank sent.
+fn average_params(world: &SimpleCommunicator, params: &[Tensor]) -> usize {
+    let mut flat: Vec<f32> = params
+        .iter()
+        .flat_map(|p| Vec::<f32>::try_from(&p.detach().flatten(0, -1)).expect("f32 parameters"))
+        .collect();
+    local::average(world, &mut flat);
+    let mut at = 0;
+    tch::no_grad(|| {
+        for p in params {
+            let n = p.numel();
+            let avg = Tensor::from_slice(&flat[at..at + n]).view(p.size().as_slice());
+            p.shallow_clone().copy_(&avg);
+            at += n;
+        }
+    });
+    std::mem::size_of_val(&flat[..])
 }
 
 /// Chapter 6's configuration for the lab's flags: the CNN, bucketed sync in one bucket,
@@ -69,12 +92,20 @@ pub fn train(world: &SimpleCommunicator, f: &CnnFlags, scheme: Scheme) -> Result
     let mut trainer = trainer.with_reducer(Box::new(backend));
     toolkit::idle::barrier(world);
     let start = Instant::now();
-    for _ in 0..f.steps {
+    let mut average_secs = 0.0; // local SGD's averages: its sync, outside the trainer's
+    for step in 1..=f.steps {
         trainer.step();
+        if let Scheme::LocalSgd { every } = scheme {
+            if step % every as u64 == 0 && world.size() > 1 {
+                let t = Instant::now();
+                bytes.set(bytes.get() + average_params(world, &trainer.params));
+                average_secs += t.elapsed().as_secs_f64();
+            }
+        }
     }
     let n = f.steps as f64;
     let step_secs = Timing::over_ranks(world, start.elapsed().as_secs_f64()).max / n;
-    let sync_secs = Timing::over_ranks(world, trainer.sync_secs).max / n;
+    let sync_secs = Timing::over_ranks(world, trainer.sync_secs + average_secs).max / n;
     let (test_loss, test_acc) = trainer.evaluate();
     let mut most = 0u64;
     let mine = (bytes.get() as u64) / f.steps;

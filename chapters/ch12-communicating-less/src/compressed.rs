@@ -3,7 +3,8 @@
 //! MPI_Allreduce (chapter 6's [`MpiAllreduce`]), ex 12.1's hierarchical allreduce through
 //! one leader per node (two nodes in blocks: on the two-node namespace cluster, the real
 //! ones), ex 12.3's top-k step with or without error feedback, or ex 12.4's 8-bit codes
-//! with error feedback, gathered by [`crate::side_by_side::quantized_sum`]. Every call counts the bytes this rank hands to
+//! with error feedback, gathered by [`crate::side_by_side::quantized_sum`]; or no sum at
+//! all, for local SGD (the run averages the parameters itself). Every call counts the bytes this rank hands to
 //! the exchange. Nothing to run here: the `compress_cnn` lab and the tests use it.
 //!
 //! A residual belongs to one gradient buffer. Chapter 6's bucketed sync calls
@@ -33,6 +34,9 @@ pub enum Scheme {
     TopK { percent: f64, feedback: bool },
     /// Ex 12.4: 8-bit codes and one scale per [`BUCKET`] elements, with error feedback.
     Quant8,
+    /// Ex 12.5: no gradient sum at all (each rank steps on its own gradient); the run
+    /// averages the parameters every `every` steps (`crate::cnn_run`).
+    LocalSgd { every: usize },
 }
 
 impl Scheme {
@@ -47,6 +51,7 @@ impl Scheme {
             } => format!("top-k {percent}% + feedback"),
             Scheme::TopK { percent, .. } => format!("top-k {percent}%, no feedback"),
             Scheme::Quant8 => "8-bit + feedback".into(),
+            Scheme::LocalSgd { every } => format!("local SGD, H = {every}"),
         }
     }
 }
@@ -82,7 +87,7 @@ impl<'w> Compressed<'w> {
         }
         let percent = match scheme {
             Scheme::TopK { percent, .. } => percent,
-            Scheme::Dense | Scheme::Leaders | Scheme::Quant8 => 100.0,
+            Scheme::Dense | Scheme::Leaders | Scheme::Quant8 | Scheme::LocalSgd { .. } => 100.0,
         };
         let buckets = bucket_lens
             .iter()
@@ -145,6 +150,13 @@ impl Allreduce for Compressed<'_> {
                 buf.copy_from_slice(&sum);
                 fb.bytes_sent - before
             }
+            Scheme::LocalSgd { .. } => {
+                // The trainer divides the "sum" by the ranks: p times its own gradient
+                // leaves this rank's own gradient. Nothing is sent.
+                let p = self.world.size() as f32;
+                buf.iter_mut().for_each(|x| *x *= p);
+                0
+            }
             Scheme::Quant8 => {
                 let (scales, codes) = quant::quantize_with_feedback(&mut fb.residual, buf, BUCKET);
                 let (sum, sent) = quantized_sum(self.world, &scales, &codes);
@@ -165,6 +177,7 @@ impl Allreduce for Compressed<'_> {
             Scheme::Leaders => "leaders",
             Scheme::TopK { .. } => "top-k",
             Scheme::Quant8 => "8-bit",
+            Scheme::LocalSgd { .. } => "local",
         }
     }
 }

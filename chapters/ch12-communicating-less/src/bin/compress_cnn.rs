@@ -1,8 +1,9 @@
 //! Lab: chapter 6's CNN trained on the shipped digits by chapter 6's trainer, its
 //! gradients summed six ways: the dense MPI_Allreduce, ex 12.1's hierarchical allreduce
-//! (two nodes of ranks in blocks), ex 12.3's top-k at 10% and at 1%
-//! with error feedback, top-k at 1% without it, and ex 12.4's 8-bit codes with error
-//! feedback. Every method starts from the same parameters and sees the same batches in
+//! (two nodes of ranks in blocks), ex 12.3's top-k at 10% and at 1% with error feedback,
+//! top-k at 1% without it, and ex 12.4's 8-bit codes with error feedback; then not summed
+//! at all: local SGD, the parameters averaged every 4 steps by ex 12.5 (each rank's
+//! momentum stays its own). Every method starts from the same parameters and sees the same batches in
 //! the same order. Per method: the bytes one rank hands to the exchange per step,
 //! counted, and their ratio to the dense sum's; the time per step and in the sync (the
 //! slowest rank's); chapter 6's test loss and accuracy after the same number of steps.
@@ -11,7 +12,7 @@
 //! `ARGS='--steps 600'`, `ARGS=--help` for the flags). A bad flag, or a global batch
 //! that the ranks do not divide, is refused in one line before MPI starts. On the two-node
 //! namespace cluster (`CLUSTER=netns`, as root) the blocks are the real nodes. It needs
-//! chapter 6's trainer (ex 6.2 to 6.5), ex 12.1, 12.3 and 12.4; until they are written it
+//! chapter 6's trainer (ex 6.2 to 6.5), ex 12.1, 12.3, 12.4 and 12.5; until they are written it
 //! says which to finish.
 
 use ch12::cnn_flags::{help, parse};
@@ -21,7 +22,7 @@ use mpi::traits::*;
 use toolkit::gate::unless_todo;
 
 /// The methods, in the table's order.
-const SCHEMES: [Scheme; 6] = [
+const SCHEMES: [Scheme; 7] = [
     Scheme::Dense,
     Scheme::Leaders,
     Scheme::TopK {
@@ -37,6 +38,7 @@ const SCHEMES: [Scheme; 6] = [
         feedback: false,
     },
     Scheme::Quant8,
+    Scheme::LocalSgd { every: 4 },
 ];
 
 /// `make check CH=NN` for an exercise `ex N.M: ...`.
@@ -120,7 +122,8 @@ fn main() {
     }
     say(
         "bytes: what one rank hands to the exchange per step, counted (top-k: its count, \
-         indices and values; 8-bit: its scales and codes)",
+         indices and values; 8-bit: its scales and codes; local SGD: the parameters, once \
+         every H steps); sync: the gradient sum, or local SGD's averages",
     );
     if p == 1 {
         say("one rank: chapter 6's trainer skips the sync, so every method trains alike");
