@@ -3,23 +3,24 @@
 //! refused in one line that names it, before any communication. Nothing to run here: the
 //! lab and the tests use it.
 
-use crate::local_flags::one_line;
-use clap::{CommandFactory, FromArgMatches, Parser};
+use crate::lab_flags::{learning_rate, positive, read};
+use clap::{CommandFactory, Parser};
 
 /// The lab's settings.
 #[derive(Parser, Clone, Debug, PartialEq)]
 #[command(
     name = "compress_cnn",
     disable_version_flag = true,
-    about = "Chapter 6's CNN on the digits, its gradients summed dense, by top-k and by \
-             8-bit codes: bytes and time per step, test accuracy after the same steps"
+    about = "Chapter 6's CNN on the digits, its gradients summed dense, through the leaders, \
+             by top-k and by 8-bit codes, then local SGD: bytes and time per step, test \
+             accuracy after the same steps"
 )]
 pub struct CnnFlags {
     /// Training steps per method
-    #[arg(long, value_name = "N", default_value_t = 300, value_parser = positive)]
+    #[arg(long, value_name = "N", default_value_t = 300, value_parser = positive::<u64>)]
     pub steps: u64,
     /// The global batch (divided among the ranks)
-    #[arg(long, value_name = "B", default_value_t = 64, value_parser = positive)]
+    #[arg(long, value_name = "B", default_value_t = 64, value_parser = positive::<u64>)]
     pub batch: u64,
     /// Learning rate (SGD with momentum 0.9, chapter 6's)
     #[arg(
@@ -34,27 +35,10 @@ pub struct CnnFlags {
     pub seed: u64,
 }
 
-/// A positive whole number.
-fn positive(s: &str) -> Result<u64, String> {
-    s.parse()
-        .ok()
-        .filter(|&n| n > 0)
-        .ok_or_else(|| "not a positive whole number".to_string())
-}
-
 /// The flags after the program's name, or the one line that says what is wrong.
 pub fn parse(args: &[String]) -> Result<CnnFlags, String> {
-    let all = std::iter::once("compress_cnn".to_string()).chain(args.iter().cloned());
-    let flags = CnnFlags::command()
-        .try_get_matches_from(all)
-        .and_then(|m| CnnFlags::from_arg_matches(&m))
-        .map_err(|e| one_line(&e.to_string()))?;
-    if flags.lr.is_nan() || flags.lr <= 0.0 {
-        return Err(format!(
-            "--lr {}: the learning rate must be above 0",
-            flags.lr
-        ));
-    }
+    let flags: CnnFlags = read("compress_cnn", args)?;
+    learning_rate(flags.lr)?;
     Ok(flags)
 }
 

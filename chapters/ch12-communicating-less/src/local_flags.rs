@@ -4,7 +4,8 @@
 //! to run here: the lab and the tests use it.
 
 use crate::averaging::Averaging;
-use clap::{CommandFactory, FromArgMatches, Parser};
+use crate::lab_flags::{learning_rate, positive, read};
+use clap::{CommandFactory, Parser};
 
 /// The lab's settings.
 #[derive(Parser, Clone, Debug, PartialEq)]
@@ -15,17 +16,17 @@ use clap::{CommandFactory, FromArgMatches, Parser};
 )]
 pub struct LocalFlags {
     /// Steps per run (every period H must divide it)
-    #[arg(long, value_name = "N", default_value_t = 480, value_parser = positive)]
+    #[arg(long, value_name = "N", default_value_t = 480, value_parser = positive::<usize>)]
     pub steps: usize,
     /// The periods H to compare: average the parameters every H local steps
     #[arg(long, value_name = "H,...", value_delimiter = ',', default_values_t = [1, 2, 4, 8],
           value_parser = period)]
     pub every: Vec<usize>,
     /// Features, the parameters' length
-    #[arg(long, value_name = "D", default_value_t = 256, value_parser = positive)]
+    #[arg(long, value_name = "D", default_value_t = 256, value_parser = positive::<usize>)]
     pub dim: usize,
     /// Rows in the whole job, dealt to the ranks in blocks
-    #[arg(long, value_name = "R", default_value_t = 2048, value_parser = positive)]
+    #[arg(long, value_name = "R", default_value_t = 2048, value_parser = positive::<usize>)]
     pub rows: usize,
     /// Learning rate
     #[arg(long, value_name = "L", default_value_t = 0.3)]
@@ -38,14 +39,6 @@ pub struct LocalFlags {
     pub target: f64,
 }
 
-/// A positive whole number.
-fn positive(s: &str) -> Result<usize, String> {
-    s.parse()
-        .ok()
-        .filter(|&n| n > 0)
-        .ok_or_else(|| "not a positive whole number".to_string())
-}
-
 /// A period H: 1 or more (`Averaging::new`'s refusal for 0).
 fn period(s: &str) -> Result<usize, String> {
     let h = s.parse().map_err(|_| "not a whole number".to_string())?;
@@ -54,39 +47,18 @@ fn period(s: &str) -> Result<usize, String> {
 
 /// The flags after the program's name, or the one line that says what is wrong.
 pub fn parse(args: &[String]) -> Result<LocalFlags, String> {
-    let all = std::iter::once("local_sgd".to_string()).chain(args.iter().cloned());
-    let flags = LocalFlags::command()
-        .try_get_matches_from(all)
-        .and_then(|m| LocalFlags::from_arg_matches(&m))
-        .map_err(|e| one_line(&e.to_string()))?;
-    if let Some(h) = flags.every.iter().find(|&&h| flags.steps % h != 0) {
+    let flags: LocalFlags = read("local_sgd", args)?;
+    if let Some(h) = flags.every.iter().find(|&&h| !flags.steps.is_multiple_of(h)) {
         return Err(format!(
             "--steps {} is not a multiple of H = {h}: the last steps would not be averaged",
             flags.steps
         ));
     }
-    if flags.lr.is_nan() || flags.lr <= 0.0 {
-        return Err(format!(
-            "--lr {}: the learning rate must be above 0",
-            flags.lr
-        ));
-    }
+    learning_rate(flags.lr)?;
     Ok(flags)
 }
 
 /// `local_sgd --help`.
 pub fn help() -> String {
     LocalFlags::command().render_help().to_string()
-}
-
-/// A clap message as one line: its first paragraph, without its `error: ` (the
-/// `compress_cnn` lab's flags use it too).
-pub fn one_line(message: &str) -> String {
-    let para: Vec<&str> = message
-        .lines()
-        .map(str::trim)
-        .take_while(|l| !l.is_empty())
-        .collect();
-    let line = para.join(" ");
-    line.strip_prefix("error: ").unwrap_or(&line).to_string()
 }

@@ -1,0 +1,40 @@
+//! Given: what the clap-read labs (`local_sgd`, `compress_cnn`) share: their flags read
+//! into a value or into the one line that says what is wrong, a positive whole number,
+//! and a learning rate above 0. Nothing to run here: the labs' flag modules use it.
+
+use clap::Parser;
+use std::fmt::Display;
+use std::str::FromStr;
+
+/// The flags after the program's name as `T`, or clap's message as one line.
+pub fn read<T: Parser>(program: &str, args: &[String]) -> Result<T, String> {
+    let all = std::iter::once(program.to_string()).chain(args.iter().cloned());
+    T::try_parse_from(all).map_err(|e| one_line(&e.to_string()))
+}
+
+/// A positive whole number (a clap value parser).
+pub fn positive<N: FromStr + PartialOrd + Default>(s: &str) -> Result<N, String> {
+    s.parse()
+        .ok()
+        .filter(|n| *n > N::default())
+        .ok_or_else(|| "not a positive whole number".to_string())
+}
+
+/// `Ok` for a learning rate above 0, else the line that refuses it.
+pub fn learning_rate<F: Into<f64> + Display + Copy>(lr: F) -> Result<(), String> {
+    match lr.into() > 0.0 {
+        true => Ok(()),
+        false => Err(format!("--lr {lr}: the learning rate must be above 0")),
+    }
+}
+
+/// A clap message as one line: its first paragraph, without its `error: `.
+pub fn one_line(message: &str) -> String {
+    let para: Vec<&str> = message
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    let line = para.join(" ");
+    line.strip_prefix("error: ").unwrap_or(&line).to_string()
+}
