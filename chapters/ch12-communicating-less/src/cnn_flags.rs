@@ -19,9 +19,10 @@ pub struct CnnFlags {
     /// Training steps per method
     #[arg(long, value_name = "N", default_value_t = 300, value_parser = positive::<u64>)]
     pub steps: u64,
-    /// The global batch (divided among the ranks)
-    #[arg(long, value_name = "B", default_value_t = 64, value_parser = positive::<u64>)]
-    pub batch: u64,
+    /// The global batch, divided among the ranks [default: 64, rounded down to a multiple
+    /// of the ranks]
+    #[arg(long, value_name = "B", value_parser = positive::<u64>)]
+    pub batch: Option<u64>,
     /// Learning rate (SGD with momentum 0.9, chapter 6's)
     #[arg(
         long,
@@ -33,6 +34,18 @@ pub struct CnnFlags {
     /// The seed of the model and of the data order (the same for every method)
     #[arg(long, value_name = "S", default_value_t = 6)]
     pub seed: u64,
+}
+
+/// The global batch when `--batch` is not given: rounded down to a multiple of the ranks.
+pub const DEFAULT_BATCH: u64 = 64;
+
+impl CnnFlags {
+    /// The global batch at `ranks` ranks: `--batch`, else [`DEFAULT_BATCH`] rounded down
+    /// to a multiple of `ranks` (63 at 3 ranks), so that every rank count runs.
+    pub fn global_batch(&self, ranks: usize) -> u64 {
+        let r = ranks.max(1) as u64;
+        self.batch.unwrap_or((DEFAULT_BATCH / r).max(1) * r)
+    }
 }
 
 /// The flags after the program's name, or the one line that says what is wrong.

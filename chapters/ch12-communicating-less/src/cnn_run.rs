@@ -60,7 +60,7 @@ fn average_params(world: &SimpleCommunicator, params: &[Tensor]) -> usize {
 
 /// Chapter 6's configuration for the lab's flags: the CNN, bucketed sync in one bucket,
 /// on the CPU, quiet.
-pub fn config(f: &CnnFlags) -> Config {
+pub fn config(f: &CnnFlags, ranks: usize) -> Config {
     let mut cfg = Config {
         model: ModelKind::Cnn,
         sync: SyncMode::Bucketed,
@@ -69,7 +69,7 @@ pub fn config(f: &CnnFlags) -> Config {
         ..Config::default()
     };
     let c = &mut cfg.common;
-    (c.batch, c.lr, c.seed) = (f.batch as usize, f.lr, f.seed);
+    (c.batch, c.lr, c.seed) = (f.global_batch(ranks) as usize, f.lr, f.seed);
     (c.device, c.threads, c.quiet) = (DeviceChoice::Cpu, Some(1), true);
     cfg
 }
@@ -77,7 +77,7 @@ pub fn config(f: &CnnFlags) -> Config {
 /// Trains `f.steps` steps of chapter 6's CNN with `scheme` summing the gradients. A bad
 /// setting (a batch smaller than the ranks) refused in one line before any communication.
 pub fn train(world: &SimpleCommunicator, f: &CnnFlags, scheme: Scheme) -> Result<CnnRun, String> {
-    let cfg = config(f);
+    let cfg = config(f, world.size() as usize);
     ch06::config::check(&cfg, world.size() as usize)?;
     let split = data::digits()?;
     let place = device::place(world, cfg.common.device, cfg.common.threads);

@@ -48,7 +48,11 @@ fn period(s: &str) -> Result<usize, String> {
 /// The flags after the program's name, or the one line that says what is wrong.
 pub fn parse(args: &[String]) -> Result<LocalFlags, String> {
     let flags: LocalFlags = read("local_sgd", args)?;
-    if let Some(h) = flags.every.iter().find(|&&h| !flags.steps.is_multiple_of(h)) {
+    if let Some(h) = flags
+        .every
+        .iter()
+        .find(|&&h| !flags.steps.is_multiple_of(h))
+    {
         return Err(format!(
             "--steps {} is not a multiple of H = {h}: the last steps would not be averaged",
             flags.steps

@@ -129,5 +129,9 @@ fn bad_cnn_lab_flags_are_refused_in_one_line() {
         );
     }
     let ok = parse(&[]).unwrap();
-    assert_eq!((ok.steps, ok.batch, ok.seed), (300, 64, 6));
+    assert_eq!((ok.steps, ok.batch, ok.seed), (300, None, 6));
+    assert_eq!(
+        (ok.global_batch(4), ok.global_batch(3), ok.global_batch(7)),
+        (64, 63, 63)
+    );
 }

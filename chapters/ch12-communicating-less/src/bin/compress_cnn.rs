@@ -78,7 +78,10 @@ fn main() {
     }
     // Bad flags, and a batch the ranks do not divide: one line, before MPI starts.
     let f = parse(&args)
-        .and_then(|f| ch06::config::check(&config(&f), ch06::ranks_from_env()).map(|()| f))
+        .and_then(|f| {
+            let ranks = ch06::ranks_from_env();
+            ch06::config::check(&config(&f, ranks), ranks).map(|()| f)
+        })
         .unwrap_or_else(|why| {
             eprintln!("compress_cnn: {why}");
             std::process::exit(2);
@@ -95,7 +98,7 @@ fn main() {
         "compress_cnn: {p} rank(s), chapter 6's CNN on the digits, {} steps, global batch {}, \
          lr {}, seed {}, one gradient bucket, 1 thread per rank on {} core(s)",
         f.steps,
-        f.batch,
+        f.global_batch(p as usize),
         f.lr,
         f.seed,
         toolkit::report::host_cores()
