@@ -273,7 +273,8 @@ fn property_tests_keep_no_regression_files() {
     let mut problems = vec![];
     for dir in [root.join("chapters"), root.join("solutions")] {
         for file in files_under(&dir, &|p| {
-            p.extension().is_some_and(|e| e == "rs" || e == "proptest-regressions")
+            p.extension()
+                .is_some_and(|e| e == "rs" || e == "proptest-regressions")
         }) {
             let shown = file.strip_prefix(&root).unwrap().display().to_string();
             if shown.ends_with(".proptest-regressions") {

@@ -1,10 +1,12 @@
 //! Given: what the clap-read labs (`local_sgd`, `compress_cnn`) share: their flags read
 //! into a value or into the one line that says what is wrong, a positive whole number,
-//! and a learning rate above 0. Nothing to run here: the labs' flag modules use it.
+//! and a learning rate above 0; clap's message as one line is the trainers' own
+//! (`trainer_kit::cli::one_line`). Nothing to run here: the labs' flag modules use it.
 
 use clap::Parser;
 use std::fmt::Display;
 use std::str::FromStr;
+use trainer_kit::cli::one_line;
 
 /// The flags after the program's name as `T`, or clap's message as one line.
 pub fn read<T: Parser>(program: &str, args: &[String]) -> Result<T, String> {
@@ -26,15 +28,4 @@ pub fn learning_rate<F: Into<f64> + Display + Copy>(lr: F) -> Result<(), String>
         true => Ok(()),
         false => Err(format!("--lr {lr}: the learning rate must be above 0")),
     }
-}
-
-/// A clap message as one line: its first paragraph, without its `error: `.
-pub fn one_line(message: &str) -> String {
-    let para: Vec<&str> = message
-        .lines()
-        .map(str::trim)
-        .take_while(|l| !l.is_empty())
-        .collect();
-    let line = para.join(" ");
-    line.strip_prefix("error: ").unwrap_or(&line).to_string()
 }

@@ -210,8 +210,9 @@ pub fn help<P: CommandFactory>(name: &'static str, defaults: &Defaults) -> Strin
     command::<P>(name, defaults).render_help().to_string()
 }
 
-/// A clap message as one line: its first paragraph, without its `error: `.
-fn one_line(message: &str) -> String {
+/// A clap message as one line: its first paragraph, without its `error: ` (chapter 12's
+/// clap-read labs use it too).
+pub fn one_line(message: &str) -> String {
     let para: Vec<&str> = message
         .lines()
         .map(str::trim)
