@@ -1,11 +1,12 @@
 //! The registry of chapters: `course.toml` is the one list. Each `[[chapter]]` has a
 //! `[chapter.crate]` table: the crate's folder, its labs (in the order `make tour` runs
 //! them; `make run CH=NN` runs the first), its MPI benchmark drivers (`make bench`), and a
-//! lab's own rank count (`make run` uses it when NP is not set), and what the GPU kit
-//! builds (`gpu_bins`, `gpu_tests`).
+//! lab's own rank count (`make run` uses it when NP is not set), what the GPU kit
+//! builds (`gpu_bins`, `gpu_tests`), and which of its tests `make test-mpich` runs
+//! (`mpich_tests`).
 //!
 //! The Makefile and the scripts ask `workbook chapters | dir NN | package NN | labs NN |
-//! benches NN | ranks NN LAB | gpu-kit bins|tests | slurm NN` ([`answer`]); [`problems`] names every place a chapter was
+//! benches NN | ranks NN LAB | gpu-kit bins|tests | mpich-tests NN | slurm NN` ([`answer`]); [`problems`] names every place a chapter was
 //! not registered (`cargo test -p course --test registry`).
 //!
 //! Run its tests: `cargo test -q -p course`.
@@ -42,6 +43,11 @@ pub struct Crate {
     /// The test targets (`tests/NAME.rs`) the GPU kit builds and runs on a GPU machine.
     #[serde(default)]
     pub gpu_tests: Vec<String>,
+    /// The test targets `make test-mpich` runs under MPICH (`tests/NAME.rs`, or a
+    /// `[[test]]` of the crate's Cargo.toml such as `planted_mistakes`); absent: every
+    /// test of the crate, its unit and doc tests included.
+    #[serde(default)]
+    pub mpich_tests: Option<Vec<String>>,
 }
 
 fn default_check_ranks() -> u32 {
@@ -111,6 +117,9 @@ pub fn answer(root: &Path, args: &[&str]) -> Option<Result<String, String>> {
                 .flat_map(|(_, c)| of(c).into_iter().map(|n| format!("{}:{n}", c.package())));
             lines(each.collect())
         }),
+        ["mpich-tests", nn] => {
+            crate_of(root, nn).map(|c| c.mpich_tests.map_or_else(|| "all".to_string(), lines))
+        }
         ["slurm", nn] => crate_of(root, nn).map(|c| {
             let gpu = if c.gpu_bins.is_empty() { "no" } else { "gpu" };
             format!("{} {} {gpu}", c.check_ranks, c.cores_per_rank)
@@ -123,14 +132,26 @@ pub fn answer(root: &Path, args: &[&str]) -> Option<Result<String, String>> {
     })
 }
 
+/// Whether `name` is a test target of the crate in `dir`: `tests/NAME.rs` or a
+/// `[[test]]` named so in its Cargo.toml.
+pub fn is_test(dir: &Path, name: &str) -> bool {
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap_or_default();
+    dir.join("tests").join(format!("{name}.rs")).is_file() || declares(&manifest, "[[test]]", name)
+}
+
+/// Whether `manifest` has a `section` table (`[[bin]]`, `[[test]]`) whose name is `name`.
+fn declares(manifest: &str, section: &str, name: &str) -> bool {
+    manifest.split(section).skip(1).any(|b| {
+        let name_line = b.lines().find(|l| l.trim_start().starts_with("name"));
+        name_line.is_some_and(|l| l.split('"').nth(1) == Some(name))
+    })
+}
+
 /// Whether `name` is a binary of the crate in `dir`: `src/bin/NAME.rs`,
 /// `src/bin/NAME/main.rs` or a `[[bin]]` named so in its Cargo.toml.
 pub fn is_binary(dir: &Path, name: &str) -> bool {
     let bin = dir.join("src/bin");
     let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap_or_default();
-    let declared = manifest.split("[[bin]]").skip(1).any(|b| {
-        let name_line = b.lines().find(|l| l.trim_start().starts_with("name"));
-        name_line.is_some_and(|l| l.split('"').nth(1) == Some(name))
-    });
+    let declared = declares(&manifest, "[[bin]]", name);
     bin.join(format!("{name}.rs")).is_file() || bin.join(name).join("main.rs").is_file() || declared
 }

@@ -4,7 +4,7 @@
 //!
 //! Run: `cargo test -q -p course --test registry`.
 
-use crate::registry::{crates, is_binary};
+use crate::registry::{crates, is_binary, is_test};
 use std::path::Path;
 
 /// What is missing or wrong, one line each, naming the place; empty when every chapter
@@ -61,6 +61,11 @@ pub fn problems(root: &Path) -> Vec<String> {
         {
             found.push(format!(
                 "{at}: gpu_tests names {name:?}, but {package} has no tests/{name}.rs"
+            ));
+        }
+        for name in c.mpich_tests.iter().flatten().filter(|n| !is_test(&dir, n)) {
+            found.push(format!(
+                "{at}: mpich_tests names {name:?}, but {package} has no tests/{name}.rs or [[test]] so named"
             ));
         }
         for (kind, names) in [

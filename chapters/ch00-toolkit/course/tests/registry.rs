@@ -41,6 +41,7 @@ labs = ["ring"]
 benches = ["sweep"]
 gpu_bins = ["ring"]
 gpu_tests = ["ring_props"]
+mpich_tests = ["ring_props", "planted_mistakes"]
 "#;
 
 /// A made-up repository with one chapter registered everywhere; `break_it` then undoes one
@@ -57,7 +58,7 @@ fn repo(name: &str, break_it: &dyn Fn(&Path)) -> PathBuf {
     write("Cargo.toml", "[workspace]\nmembers = [\"chapters/*\"]\n");
     write(
         "chapters/ch01-one/Cargo.toml",
-        "[package]\nname = \"ch01-one\"\n",
+        "[package]\nname = \"ch01-one\"\n\n[[test]]\nname = \"planted_mistakes\"\n",
     );
     write("chapters/ch01-one/src/bin/ring.rs", "fn main() {}\n");
     write("chapters/ch01-one/src/bin/sweep/main.rs", "fn main() {}\n");
@@ -125,5 +126,19 @@ fn each_place_a_chapter_is_missing_from_is_named() {
         no_gpu_test
             .contains("gpu_tests names \"ring_props\", but ch01-one has no tests/ring_props.rs"),
         "{no_gpu_test}"
+    );
+    let no_mpich_test = problems_when("no-mpich-test", &|r| {
+        std::fs::write(
+            r.join("chapters/ch01-one/Cargo.toml"),
+            "[package]\nname = \"ch01-one\"\n",
+        )
+        .unwrap();
+    });
+    assert!(
+        no_mpich_test.contains(
+            "mpich_tests names \"planted_mistakes\", but ch01-one has no \
+             tests/planted_mistakes.rs or [[test]] so named"
+        ),
+        "{no_mpich_test}"
     );
 }
