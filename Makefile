@@ -75,6 +75,7 @@ test: setup
 # (split communicators, MPI_Alltoallv...). Their trainers' long runs make the same calls
 # and take two to three times as long as under Open MPI (MPICH spins on oversubscribed
 # cores; chapter 12's tests took 1.8 to 3.5 times), so they run under Open MPI only.
+# The named tests run in one build: a name runs in each of those chapters that has it.
 MPICH_INSTALL := apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mpich libmpich-dev
 test-mpich: setup
 	@if ! command -v mpicc.mpich >/dev/null || ! command -v mpirun.mpich >/dev/null; then \
