@@ -91,11 +91,11 @@ test-mpich: setup
 	  if [ "$$these" = all ]; then whole="$$whole $$pkg"; \
 	  else named="$$named $$pkg"; tests="$$tests $$these"; fi; \
 	done; \
+	tests=$$(printf '%s\n' $$tests | sort -u); \
 	echo "make test-mpich: every test (no doc tests) of:$$whole"; \
 	cargo test --features solution $$(printf -- '-p %s ' $$whole) --tests || exit 1; \
-	echo "make test-mpich: the tests$$(printf ' %s' $$(printf '%s\n' $$tests | sort -u)) of:$$named"; \
-	cargo test --features solution $$(printf -- '-p %s ' $$named) \
-	  $$(printf -- '--test %s ' $$(printf '%s\n' $$tests | sort -u)) || exit 1
+	echo "make test-mpich: the tests" $$tests "of:$$named"; \
+	cargo test --features solution $$(printf -- '-p %s ' $$named) $$(printf -- '--test %s ' $$tests) || exit 1
 	@echo "make test-mpich: all tests passed under MPICH"
 
 check:

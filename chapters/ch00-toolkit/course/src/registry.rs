@@ -45,7 +45,7 @@ pub struct Crate {
     pub gpu_tests: Vec<String>,
     /// The test targets `make test-mpich` runs under MPICH (`tests/NAME.rs`, or a
     /// `[[test]]` of the crate's Cargo.toml such as `planted_mistakes`); absent: every
-    /// test of the crate, its unit and doc tests included.
+    /// test of the crate, its unit tests included (`cargo test --tests`: no doc tests).
     #[serde(default)]
     pub mpich_tests: Option<Vec<String>>,
 }
