@@ -13,7 +13,8 @@
 # comparison), and its CNN 8 times wider; the trainer kit's CUDA IPC test (two ranks, device
 # to device); chapter 7's pipeline with its stages on the GPU; chapter 8's ZeRO-2 and ZeRO-3
 # on the GPU (collectives staged through host buffers) and their staged-step tests; chapter 9's
-# GPT at dp 1 x tp 2 on the GPU and its device test; and the PyTorch anchors
+# GPT at dp 1 x tp 2 on the GPU and its device test; chapter 11's MoE layer on the GPU and
+# the CPU and its test against one process; and the PyTorch anchors
 # (anchors/: the same models, batches and optimizers in PyTorch eager, one process on the
 # same GPU, with python3's torch), whose ratios go into figures.txt. Every step has a deadline.
 # Expect: under 8 minutes; RESULTS/report.txt (one line per step, then the figures) and one
@@ -132,6 +133,13 @@ step ch08-staged3 180 ok "$B/ch08-sharded-staged3" --test-threads=1
 # test against one process (and, without a GPU, its one-line reason).
 NP=2 step ch09-gpt-cuda-np2 240 $cuda "$B/gpt" --device cuda --dp 1 --tp 2 --steps 300 --log-every 100 --sample 0
 step ch09-gpt-device 180 ok "$B/ch09-tensor-parallel-gpt_device" --test-threads=1
+# Chapter 11's MoE layer with its router, experts, Adam's state and tokens on the GPU (two
+# ranks sharing it; the all-to-alls go through host memory), at a size where the GPU's
+# arithmetic counts, then the same on the CPU; then its test against one process.
+MOE="--alpha 0.1 --steps 60 --every 20 --tokens 4096 --hidden 256 --experts 8"
+NP=2 step ch11-moe-cuda-np2 150 $cuda "$B/moe_train" --device cuda $MOE
+NP=2 step ch11-moe-cpu-np2 150 ok "$B/moe_train" --device cpu $MOE
+step ch11-train 180 ok "$B/ch11-experts-train" --test-threads=1
 
 # PyTorch eager, one process, on the same GPU: the anchors next to the runs above (the
 # same model, batch and optimizer; scripts/anchors in the repository). python3's own torch,
@@ -192,6 +200,11 @@ for f in "$RESULTS"/ch09-gpt-*-np*.txt; do
   else
     fig "  $(basename "$f" .txt): not measured ($(tail -n 1 "$f"))"
   fi
+done
+# Chapter 11: the MoE layer's tokens/s (its run's closing line), on the GPU and the CPU.
+for f in "$RESULTS"/ch11-moe-*-np*.txt; do
+  line=$(grep -m1 ' tokens/s ' "$f")
+  fig "  $(basename "$f" .txt): ${line:-not measured ($(tail -n 1 "$f"))}"
 done
 # Chapter 5's asynchronous staging: the pinned path (or why it was skipped), the overlap
 # model against the measured times, and each recorded timeline

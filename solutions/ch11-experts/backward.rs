@@ -1,7 +1,7 @@
 //! Chapter 11 exercise 11.3: solution.
 
 use crate::exchange::exchange_rows;
-use crate::nets::{grad_or_zeros, tensor, values};
+use crate::nets::{grad_or_zeros, tensor_on, values};
 use crate::pass::Pass;
 use crate::routing::Dispatched;
 use mpi::topology::SimpleCommunicator;
@@ -13,7 +13,11 @@ use tch::Tensor;
 pub fn combine_backward(world: &SimpleCommunicator, d: &Dispatched, grad: &Tensor) -> Tensor {
     let h = d.hidden;
     let got = exchange_rows(world, &values(grad), &d.send_counts, &d.recv_counts, h);
-    tensor(&got, &[(got.len() / h.max(1)) as i64, h as i64])
+    tensor_on(
+        &got,
+        &[(got.len() / h.max(1)) as i64, h as i64],
+        grad.device(),
+    )
 }
 // ANCHOR_END: combine_backward
 
@@ -22,7 +26,11 @@ pub fn combine_backward(world: &SimpleCommunicator, d: &Dispatched, grad: &Tenso
 pub fn dispatch_backward(world: &SimpleCommunicator, d: &Dispatched, grad: &Tensor) -> Tensor {
     let h = d.hidden;
     let got = exchange_rows(world, &values(grad), &d.recv_counts, &d.send_counts, h);
-    tensor(&got, &[(got.len() / h.max(1)) as i64, h as i64])
+    tensor_on(
+        &got,
+        &[(got.len() / h.max(1)) as i64, h as i64],
+        grad.device(),
+    )
 }
 // ANCHOR_END: dispatch_backward
 

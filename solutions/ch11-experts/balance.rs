@@ -1,6 +1,6 @@
 //! Chapter 11 exercise 11.4: solution.
 
-use crate::nets::{tensor, values};
+use crate::nets::{tensor_on, values};
 use crate::routing::Routing;
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
@@ -50,11 +50,11 @@ pub fn aux_loss(
     let mut all = vec![0.0f64; e + 1];
     world.all_reduce_into(&mine[..], &mut all[..], SystemOperation::sum());
     if all[e] == 0.0 {
-        return Tensor::zeros([], (Kind::Float, tch::Device::Cpu));
+        return Tensor::zeros([], (Kind::Float, logits.device()));
     }
     let others: Vec<f32> = (0..e).map(|i| (all[i] - mine[i]) as f32).collect();
-    let p = (sums + tensor(&others, &[e as i64])) / all[e];
+    let p = (sums + tensor_on(&others, &[e as i64], logits.device())) / all[e];
     let f: Vec<f32> = f.iter().map(|&v| v as f32).collect();
-    (p * tensor(&f, &[e as i64])).sum(Kind::Float) * (alpha * e as f64)
+    (p * tensor_on(&f, &[e as i64], logits.device())).sum(Kind::Float) * (alpha * e as f64)
 }
 // ANCHOR_END: aux_loss

@@ -15,7 +15,7 @@ use ch11::balance::{aux_loss, fractions};
 use ch11::config::{Layout, MoeConfig};
 use ch11::exchange::{combine, dispatch, exchange_rows};
 use ch11::experts::Experts;
-use ch11::nets::{grad_or_zeros, tensor, values};
+use ch11::nets::{grad_or_zeros, tensor_on, values};
 use ch11::pass::Pass;
 use ch11::router::route;
 use ch11::routing::{Dispatched, Routing};
@@ -203,7 +203,11 @@ fn unswapped_backward(world: &SimpleCommunicator, pass: &Pass, loss: &Tensor) {
     let (d, h) = (&pass.dispatched, pass.dispatched.hidden);
     let g = values(&grad_or_zeros(&pass.received));
     let back = exchange_rows(world, &g, &d.send_counts, &d.recv_counts, h); // the mistake
-    let to_tokens = tensor(&back, &[(back.len() / h) as i64, h as i64]);
+    let to_tokens = tensor_on(
+        &back,
+        &[(back.len() / h) as i64, h as i64],
+        pass.sent_rows.device(),
+    );
     if pass.sent_rows.requires_grad() {
         (&pass.sent_rows * to_tokens).sum(Kind::Float).backward();
     }

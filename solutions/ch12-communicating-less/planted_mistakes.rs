@@ -5,7 +5,8 @@
 //! ex 12.3's step that never adds its residual back, and one that sends values without
 //! their indices (each rank assumes the others chose its own indices); ex 12.5's average
 //! that sums without dividing, and a step that averages at the start of each period
-//! instead of at its end.
+//! instead of at its end; ex 12.4's sum that dequantises every rank's codes with this
+//! rank's own scales.
 //!
 //! Run: `cargo test -p ch12-communicating-less --features solution --test planted_mistakes
 //! -- --nocapture` to read the messages.
@@ -18,6 +19,7 @@ use ch12::feedback::Feedback;
 use ch12::hier::allreduce_leaders;
 use ch12::nodes::{NodeGroups, Nodes, Place};
 use ch12::topk::{sparse_sum, top_k};
+use common::quant::check_quantized_sum;
 use common::{check_allreduce, check_local, check_step, Case, LocalCase};
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
@@ -106,6 +108,25 @@ fn values_without_indices(world: &SimpleCommunicator, fb: &mut Feedback, grad: &
     sum
 }
 // ANCHOR_END: values_without_indices
+
+// ANCHOR: own_scales
+/// Mistake 7: only the codes are gathered, and every rank's codes are dequantised with
+/// this rank's own scales, as if the scales were the same everywhere.
+fn own_scales(world: &SimpleCommunicator, scales: &[f32], codes: &[i8], bucket: usize) -> Vec<f32> {
+    let mut all = vec![0i8; codes.len() * world.size() as usize];
+    world.all_gather_into(codes, &mut all[..]); // the mistake: no scales
+    let mut sum = vec![0f32; codes.len()];
+    for theirs in all.chunks(codes.len().max(1)) {
+        for (x, v) in sum
+            .iter_mut()
+            .zip(ch12::quant::dequantize(scales, theirs, bucket))
+        {
+            *x += v;
+        }
+    }
+    sum
+}
+// ANCHOR_END: own_scales
 
 // ANCHOR: sum_not_mean
 /// Mistake 5: the average is the sum: the division by the number of ranks forgotten.
@@ -225,5 +246,15 @@ toolkit::mpi_test! {
 
     fn the_right_local_step_passes_the_same_case(world at &[4]) {
         check_local(world, ch12::local::step, &LOCAL)
+    }
+
+    fn codes_added_with_this_ranks_scales_are_named_by_the_sum(world at &[4]) {
+        let got = check_quantized_sum(world, own_scales, 32, 8, 1);
+        pinned(world, 0, got, "rank 0 of 4, len=32 bucket=8 seed=1: the sum of every rank's \
+                               codes, each dequantised with its own scales: element 0 is")
+    }
+
+    fn the_right_quantized_sum_passes_the_same_case(world at &[4]) {
+        check_quantized_sum(world, ch12::quant::quantized_sum, 32, 8, 1)
     }
 }

@@ -1,5 +1,8 @@
 //! Chapter 12 exercise 12.4: solution.
 
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+
 // ANCHOR: quantize
 /// Max-abs over 127 per bucket, then the nearest code.
 pub fn quantize(xs: &[f32], bucket: usize) -> (Vec<f32>, Vec<i8>) {
@@ -47,3 +50,29 @@ pub fn quantize_with_feedback(
     (scales, codes)
 }
 // ANCHOR_END: quantize_with_feedback
+
+// ANCHOR: quantized_sum
+/// Gather every rank's scales and codes; each rank's codes with its own scales, added.
+pub fn quantized_sum(
+    world: &SimpleCommunicator,
+    scales: &[f32],
+    codes: &[i8],
+    bucket: usize,
+) -> Vec<f32> {
+    let p = world.size() as usize;
+    let (ns, nc) = (scales.len(), codes.len());
+    let mut all_scales = vec![0f32; ns * p];
+    let mut all_codes = vec![0i8; nc * p];
+    world.all_gather_into(scales, &mut all_scales[..]);
+    world.all_gather_into(codes, &mut all_codes[..]);
+    let mut sum = vec![0f32; nc];
+    for r in 0..p {
+        let theirs = &all_scales[r * ns..(r + 1) * ns];
+        let back = dequantize(theirs, &all_codes[r * nc..(r + 1) * nc], bucket);
+        for (x, v) in sum.iter_mut().zip(back) {
+            *x += v;
+        }
+    }
+    sum
+}
+// ANCHOR_END: quantized_sum

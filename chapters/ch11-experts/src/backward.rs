@@ -7,7 +7,7 @@
 #![allow(unused_imports)] // imported for your answer: unused until you write it
 
 use crate::exchange::exchange_rows;
-use crate::nets::{grad_or_zeros, tensor, values};
+use crate::nets::{grad_or_zeros, tensor_on, values};
 use crate::pass::Pass;
 use crate::routing::Dispatched;
 use mpi::topology::SimpleCommunicator;
@@ -16,9 +16,10 @@ use tch::Tensor;
 // ANCHOR: combine_backward
 /// The combine's backward: the gradients of the returned rows (on the tokens' rank, one
 /// row per sent row, in send order) to the ranks that computed those rows, returned in
-/// the order those ranks received the rows (`d.recv_counts` rows, `hidden` floats each).
+/// the order those ranks received the rows (`d.recv_counts` rows, `hidden` floats each),
+/// on `grad`'s device.
 pub fn combine_backward(world: &SimpleCommunicator, d: &Dispatched, grad: &Tensor) -> Tensor {
-    // TODO(ex 11.3): the values of grad through exchange_rows with the dispatch's counts, as a tensor
+    // TODO(ex 11.3): the values of grad through exchange_rows with the dispatch's counts, as a tensor on grad's device
     todo!("ex 11.3: the combine's backward, shaped like the dispatch")
 }
 // ANCHOR_END: combine_backward
@@ -26,9 +27,9 @@ pub fn combine_backward(world: &SimpleCommunicator, d: &Dispatched, grad: &Tenso
 // ANCHOR: dispatch_backward
 /// The dispatch's backward: the gradients of the received rows (on the experts' rank, in
 /// the order received) back to the ranks that sent them, returned in send order
-/// (`d.send_counts` rows, `hidden` floats each).
+/// (`d.send_counts` rows, `hidden` floats each), on `grad`'s device.
 pub fn dispatch_backward(world: &SimpleCommunicator, d: &Dispatched, grad: &Tensor) -> Tensor {
-    // TODO(ex 11.3): the values of grad through exchange_rows with the counts swapped, as a tensor
+    // TODO(ex 11.3): the values of grad through exchange_rows with the counts swapped, as a tensor on grad's device
     todo!("ex 11.3: the dispatch's backward, shaped like the combine")
 }
 // ANCHOR_END: dispatch_backward

@@ -9,7 +9,7 @@
 #![allow(unused_variables)] // the stubs do not use their arguments yet
 #![allow(unused_imports)] // imported for your answer: unused until you write it
 
-use crate::nets::{tensor, values};
+use crate::nets::{tensor_on, values};
 use crate::routing::Routing;
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
@@ -36,7 +36,7 @@ pub fn fractions(world: &SimpleCommunicator, routing: &Routing, experts: usize) 
 
 // ANCHOR: aux_loss
 /// The loss on every rank (`logits` is this rank's `tokens × E`, in the router's graph),
-/// a scalar f32 tensor equal to one process's on all ranks' tokens, whose gradient at
+/// a scalar f32 tensor on the logits' device equal to one process's on all ranks' tokens, whose gradient at
 /// this rank's logits is one process's there: `f` from [`fractions`] (a constant), `P`
 /// the softmax summed over this rank's tokens, in the graph, plus the other ranks' sums as
 /// a constant (an allreduce, in f64), divided by all ranks' tokens. No tokens anywhere: 0.

@@ -1,11 +1,13 @@
 //! Given: the experts as LibTorch parameters, for part 2, which trains them. Expert `e` is
 //! the linear map `y = x·Wᵀ + b` of [`crate::experts::Experts`], its `W` and `b` copied
-//! into f32 CPU tensors that require grad; a rank holds only its own block of experts
-//! (`Layout::local`), one process holds them all.
+//! into f32 tensors on the layer's device that require grad; a rank holds only its own
+//! block of experts (`Layout::local`), one process holds them all. The exchanges work on
+//! host floats: [`values`] copies a tensor to the host, [`tensor_on`] puts floats back on
+//! a device.
 
 use crate::experts::Experts;
 use std::ops::Range;
-use tch::{Kind, Tensor};
+use tch::{Device, Kind, Tensor};
 
 /// The experts `first..first + len` as tensors that require grad.
 pub struct ExpertNets {
@@ -22,6 +24,18 @@ pub struct ExpertNets {
 /// An f32 CPU tensor of `values` shaped `shape`.
 pub fn tensor(values: &[f32], shape: &[i64]) -> Tensor {
     Tensor::from_slice(values).view(shape)
+}
+
+/// An f32 tensor of `values` shaped `shape` on `device` (a copy from the host when the
+/// device is a GPU): what comes out of an exchange goes back where its tensor lives.
+pub fn tensor_on(values: &[f32], shape: &[i64], device: Device) -> Tensor {
+    tensor(values, shape).to_device(device)
+}
+
+/// The indices `idx` as an i64 tensor on `device`, for `index_select` and `index_add`
+/// (whose index must be on the tensor's device).
+pub fn indices(idx: &[i64], device: Device) -> Tensor {
+    Tensor::from_slice(idx).to_device(device)
 }
 
 /// The values of `t` (any shape) as a row-major `Vec<f32>`.
@@ -41,10 +55,11 @@ pub fn grad_or_zeros(t: &Tensor) -> Tensor {
 }
 
 impl ExpertNets {
-    /// The experts `held` of `experts`, each parameter a fresh leaf that requires grad.
-    pub fn new(experts: &Experts, held: Range<usize>) -> Self {
+    /// The experts `held` of `experts` on `device`, each parameter a fresh leaf that
+    /// requires grad.
+    pub fn new(experts: &Experts, held: Range<usize>, device: Device) -> Self {
         let h = experts.hidden as i64;
-        let leaf = |v: &[f32], shape: &[i64]| tensor(v, shape).set_requires_grad(true);
+        let leaf = |v: &[f32], shape: &[i64]| tensor_on(v, shape, device).set_requires_grad(true);
         let (weights, biases) = held
             .clone()
             .map(|e| {
@@ -83,7 +98,7 @@ impl ExpertNets {
             if idx.is_empty() {
                 continue;
             }
-            let idx = Tensor::from_slice(&idx);
+            let idx = indices(&idx, rows.device());
             let y = rows.index_select(0, &idx).matmul(&w.tr()) + b;
             out = out.index_add(0, &idx, &y);
         }

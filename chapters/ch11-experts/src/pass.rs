@@ -8,10 +8,14 @@
 //! by the sum of the two for k = 2, so the router gets gradients. Which experts are
 //! chosen and which choices are dropped (ex 11.1's `route` on the logits' values) is a
 //! decision, not a function with a gradient.
+//!
+//! The tensors may live on a GPU (`moe_train --device cuda`): the leaves of both cuts are
+//! made on `x`'s device, while the routing and the exchanges work on host floats
+//! (`nets::values` copies them out, `nets::tensor_on` puts them back).
 
 use crate::config::{Layout, MoeConfig};
 use crate::exchange::{dispatch, exchange_rows};
-use crate::nets::{tensor, values, ExpertNets};
+use crate::nets::{indices, tensor_on, values, ExpertNets};
 use crate::router::route;
 use crate::routing::{Dispatched, Routing};
 use mpi::topology::SimpleCommunicator;
@@ -43,7 +47,7 @@ pub fn gates(routing: &Routing, logits: &Tensor) -> Tensor {
     let (t, k) = (routing.tokens as i64, routing.k as i64);
     let ids: Vec<i64> = routing.choices.iter().map(|c| c.expert as i64).collect();
     let probs = logits.softmax(-1, Kind::Float);
-    let top = probs.gather(1, &Tensor::from_slice(&ids).view([t, k]), false);
+    let top = probs.gather(1, &indices(&ids, logits.device()).view([t, k]), false);
     let top = match k {
         1 => top,
         _ => &top / top.sum_dim_intlist(&[1i64][..], true, Kind::Float),
@@ -56,7 +60,8 @@ pub fn gates(routing: &Routing, logits: &Tensor) -> Tensor {
 fn weighted_sum(routing: &Routing, logits: &Tensor, choices: &[usize], rows: &Tensor) -> Tensor {
     let h = rows.size()[1];
     let idx = |f: &dyn Fn(usize) -> usize| {
-        Tensor::from_slice(&choices.iter().map(|&i| f(i) as i64).collect::<Vec<_>>())
+        let idx: Vec<i64> = choices.iter().map(|&i| f(i) as i64).collect();
+        indices(&idx, rows.device())
     };
     let g = gates(routing, logits).index_select(0, &idx(&|i| i));
     let out = Tensor::zeros([routing.tokens as i64, h], (Kind::Float, rows.device()));
@@ -86,14 +91,16 @@ pub fn forward(
         .iter()
         .map(|&i| (i / cfg.k) as i64)
         .collect();
-    let sent_rows = x.index_select(0, &Tensor::from_slice(&tokens));
+    let dev = x.device();
+    let sent_rows = x.index_select(0, &indices(&tokens, dev));
     let n = dispatched.rows.len() / h.max(1);
-    let received = tensor(&dispatched.rows, &[n as i64, h as i64]).set_requires_grad(true);
+    let received = tensor_on(&dispatched.rows, &[n as i64, h as i64], dev).set_requires_grad(true);
     let local = dispatched.local_experts(layout.max_local());
     let expert_out = nets.forward(&received, &local);
     let (send, recv) = (&dispatched.recv_counts, &dispatched.send_counts);
     let back = exchange_rows(world, &values(&expert_out), send, recv, h); // ex 11.2
-    let returned = tensor(&back, &[tokens.len() as i64, h as i64]).set_requires_grad(true);
+    let shape = [tokens.len() as i64, h as i64];
+    let returned = tensor_on(&back, &shape, dev).set_requires_grad(true);
     let out = weighted_sum(&routing, logits, &dispatched.sent, &returned);
     Ok(Pass {
         out,
@@ -122,7 +129,7 @@ pub fn one_process(
         .collect();
     let tokens: Vec<i64> = kept.iter().map(|&i| (i / cfg.k) as i64).collect();
     let experts: Vec<usize> = kept.iter().map(|&i| routing.choices[i].expert).collect();
-    let rows = x.index_select(0, &Tensor::from_slice(&tokens));
+    let rows = x.index_select(0, &indices(&tokens, x.device()));
     let y = nets.forward(&rows, &experts);
     Ok(weighted_sum(&routing, logits, &kept, &y))
 }

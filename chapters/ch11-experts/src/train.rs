@@ -16,7 +16,7 @@ use crate::backward::backward;
 use crate::balance::aux_loss;
 use crate::config::{Layout, MoeConfig};
 use crate::experts::Experts;
-use crate::nets::{tensor, values, ExpertNets};
+use crate::nets::{tensor_on, values, ExpertNets};
 use crate::pass::{forward, one_process};
 use crate::routing::Routing;
 use crate::task::{Rng, Task};
@@ -24,7 +24,7 @@ use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::ops::Range;
-use tch::{Kind, Tensor};
+use tch::{Device, Kind, Tensor};
 use trainer_kit::optim::{Optimizer, Rule};
 
 /// What a run trains with.
@@ -44,6 +44,9 @@ pub struct Settings {
     pub skew: f64,
     /// The seed of the task, the targets and the initial weights.
     pub seed: u64,
+    /// Where the router, the experts, Adam's state and the tokens live; the exchanges and
+    /// the allreduces go through host memory either way.
+    pub device: Device,
 }
 
 /// The layer's parameters on one rank: the router, and the experts it holds.
@@ -69,14 +72,14 @@ pub struct Report {
 }
 
 impl Model {
-    /// The initial model with the experts `held`: the router's entries normal times 0.1,
-    /// the experts `Experts::linear`, all from the seed.
+    /// The initial model with the experts `held`, on `s.device`: the router's entries
+    /// normal times 0.1, the experts `Experts::linear`, all from the seed.
     pub fn new(s: &Settings, held: Range<usize>) -> Self {
         let (h, e) = (s.hidden, s.cfg.experts);
         let mut rng = Rng::new(s.seed + 3);
         let r: Vec<f32> = (0..h * e).map(|_| rng.normal() * 0.1).collect();
-        let router = tensor(&r, &[h as i64, e as i64]).set_requires_grad(true);
-        let nets = ExpertNets::new(&Experts::linear(e, h, s.seed + 1), held);
+        let router = tensor_on(&r, &[h as i64, e as i64], s.device).set_requires_grad(true);
+        let nets = ExpertNets::new(&Experts::linear(e, h, s.seed + 1), held, s.device);
         let mut params = vec![router.shallow_clone()];
         params.extend(nets.parameters());
         let opt = Optimizer::new(Rule::Adam { lr: s.lr }, &params);
@@ -90,7 +93,7 @@ impl Model {
     }
 }
 
-/// Rank `rank`'s tokens at step `step`: (x, the target `M_c·x` per token).
+/// Rank `rank`'s tokens at step `step`, on `s.device`: (x, the target `M_c·x` per token).
 pub fn batch(s: &Settings, step: usize, rank: usize) -> (Tensor, Tensor) {
     let (h, e) = (s.hidden, s.cfg.experts);
     let task = Task::new(e, h, s.seed);
@@ -108,8 +111,8 @@ pub fn batch(s: &Settings, step: usize, rank: usize) -> (Tensor, Tensor) {
         .collect();
     let t = s.tokens as i64;
     (
-        tensor(&b.x, &[t, h as i64]),
-        tensor(&target, &[t, h as i64]),
+        tensor_on(&b.x, &[t, h as i64], s.device),
+        tensor_on(&target, &[t, h as i64], s.device),
     )
 }
 
@@ -163,7 +166,7 @@ pub fn step_on(
         .iter()
         .map(|&v| v as f32)
         .collect();
-    let mut grads = vec![tensor(&g, &m.router.size())];
+    let mut grads = vec![tensor_on(&g, &m.router.size(), m.router.device())];
     grads.extend(m.nets.parameters().iter().map(crate::nets::grad_or_zeros));
     let mut params = m.params();
     m.opt.step(&mut params, &grads);
@@ -186,7 +189,7 @@ pub fn step_on(
 pub fn step_one_process(s: &Settings, ranks: usize, m: &mut Model, n: usize) -> Result<(), String> {
     let one = SimpleCommunicator::self_comm();
     let all_tokens = (s.tokens * ranks) as f64;
-    let mut loss = Tensor::zeros([], (Kind::Float, tch::Device::Cpu));
+    let mut loss = Tensor::zeros([], (Kind::Float, s.device));
     let (mut logits_all, mut merged) = (vec![], None::<Routing>);
     for r in 0..ranks {
         let (x, y) = batch(s, n, r);

@@ -4,6 +4,7 @@
 use crate::config::MoeConfig;
 use crate::flags::pairs;
 use crate::train::Settings;
+use tch::Device;
 use trainer_kit::cli::{device_choice, DeviceChoice};
 
 /// The lab's usage text (`--help`).
@@ -23,8 +24,8 @@ usage: moe_train [--alpha A[,A...]] [--steps S] [--experts E] [--k K] [--capacit
   --seed N              the task's, the targets' and the weights' seed (default 11)
   --every N             print every N-th step and the last (default 20)
   --plot FILE           write an SVG of the busiest expert's share per step, one line per α
-  --device D            cpu (default) or auto: the CPU; cuda is refused in one line, with the
-                        reason where no GPU can be used (the layer computes on the CPU)
+  --device D            cpu (default), cuda (each rank's local GPU; refused in one line, with
+                        the reason, where none can be used) or auto (a GPU if there is one)
 ";
 
 /// The lab's settings: one [`Settings`] per α, and how to report.
@@ -38,6 +39,9 @@ pub struct TrainFlags {
     pub every: usize,
     /// Where to write the SVG, if anywhere.
     pub plot: Option<String>,
+    /// The device asked for; `trainer_kit::place` turns it into each rank's device once
+    /// MPI runs (the runs' `device` is the CPU until then).
+    pub device: DeviceChoice,
 }
 
 /// The flags, or the one line that says what is wrong with them.
@@ -86,7 +90,9 @@ pub fn parse(args: &[String]) -> Result<TrainFlags, String> {
         return Err("--hidden, --tokens and --every must be at least 1".into());
     }
     if device == DeviceChoice::Cuda {
-        return Err(format!("--device cuda: {}", no_device()));
+        if let Some(why) = torch_link::why_no_cuda(tch::Cuda::is_available()) {
+            return Err(format!("--device cuda: {why}"));
+        }
     }
     let cfg = MoeConfig::new(experts, k, factor)?;
     let run = |alpha| Settings {
@@ -97,22 +103,13 @@ pub fn parse(args: &[String]) -> Result<TrainFlags, String> {
         lr,
         skew,
         seed,
+        device: Device::Cpu,
     };
     Ok(TrainFlags {
         runs: alphas.into_iter().map(run).collect(),
         steps,
         every,
         plot,
-    })
-}
-
-/// Why the layer cannot run on a GPU here, in one line: where LibTorch can use no GPU,
-/// `torch_link::why_no_cuda`'s reason; where it can, because this chapter's layer
-/// computes on the CPU (its exchanges, and the exercises' backward, work on host tensors).
-pub fn no_device() -> String {
-    torch_link::why_no_cuda(tch::Cuda::is_available()).unwrap_or_else(|| {
-        "a GPU can be used here, but this chapter's layer computes on the CPU (its \
-         exchanges and the exercises' backward work on host tensors): run without --device"
-            .into()
+        device,
     })
 }

@@ -1,14 +1,20 @@
 //! Checks of the given trainer (ex 11.1 to 11.4 together): N steps over 1, 2 and 3 ranks
-//! equal N steps of one process holding every rank's tokens and every expert; and the
+//! equal N steps of one process holding every rank's tokens and every expert; the same
+//! with the layer on a GPU (`moe_train --device cuda`'s path) against one process on the
+//! CPU, which skips with its one-line reason where no GPU can be used
+//! (`WORKBOOK_REQUIRE_GPU=1`, as the GPU kit sets, makes it fail instead); and the
 //! `moe_train` lab's bad flags refused in one line before MPI starts, `--device cuda`
 //! among them where no GPU can be used.
-//! Run: `make check CH=11` or `cargo test -p ch11-experts --features solution --test train`.
+//! Run: `make check CH=11` or `cargo test -p ch11-experts --features solution --test train`
+//! (the GPU kit runs it on a GPU: `make gpu-kit`).
 
 use ch11::config::MoeConfig;
 use ch11::nets::values;
 use ch11::train::{held, step, step_one_process, Model, Settings};
 use ch11::train_flags::parse;
+use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
+use tch::Device;
 
 fn settings(experts: usize, k: usize, alpha: f64) -> Settings {
     Settings {
@@ -19,6 +25,7 @@ fn settings(experts: usize, k: usize, alpha: f64) -> Settings {
         lr: 0.01,
         skew: 1.0,
         seed: 7,
+        device: Device::Cpu,
     }
 }
 
@@ -72,29 +79,70 @@ fn bad_train_flags_are_refused_in_one_line() {
     assert_eq!((alphas, ok.steps, ok.every), (vec![0.0, 0.5, 1.0], 200, 20));
 }
 
-toolkit::mpi_test! {
-    /// 8 Adam steps, k = 1 and 2, α = 0 and 0.01: the router and each rank's experts
-    /// within 1e-6·(1 + |w|) of one process's (measured: below 5e-8).
-    fn training_equals_one_process(world at &[1, 2, 3]) {
-        let (me, p) = (world.rank() as usize, world.size() as usize);
-        for (experts, k, alpha) in [(4, 1, 0.01), (5, 2, 0.0), (5, 2, 0.01)] {
-            let s = settings(experts, k, alpha);
-            let (mut ep, mut one) = (Model::new(&s, held(&s, p, me)), Model::new(&s, 0..experts));
-            for n in 0..8 {
-                step(world, &s, &mut ep, n)?;
-                step_one_process(&s, p, &mut one, n)?;
-            }
-            let first = held(&s, p, me).start;
-            let mine = |m: &Model, l: usize| [m.nets.weights[l].shallow_clone(), m.nets.biases[l].shallow_clone()];
-            let mut w = worst(&[ep.router.shallow_clone()], &[one.router.shallow_clone()]);
-            for l in 0..ep.nets.weights.len() {
-                w = w.max(worst(&mine(&ep, l), &mine(&one, first + l)));
-            }
-            println!("rank {me} of {p}, E={experts} k={k} α={alpha}: largest difference {w:.2e}");
-            if w > 1e-6 {
-                return Err(format!("rank {me} of {p}, E={experts} k={k} α={alpha}: after 8 steps the weights differ from one process by {w:.2e} > 1e-6"));
-            }
+/// 8 Adam steps over `world` with the layer on `device`, k = 1 and 2, α = 0 and 0.01,
+/// against one process on the CPU: the router and each rank's experts within
+/// `bound·(1 + |w|)`, and every parameter still on `device`.
+fn trains_like_one_process(
+    world: &SimpleCommunicator,
+    device: Device,
+    bound: f64,
+) -> Result<(), String> {
+    let (me, p) = (world.rank() as usize, world.size() as usize);
+    for (experts, k, alpha) in [(4, 1, 0.01), (5, 2, 0.0), (5, 2, 0.01)] {
+        let cpu = settings(experts, k, alpha);
+        let s = Settings { device, ..cpu };
+        let (mut ep, mut one) = (
+            Model::new(&s, held(&s, p, me)),
+            Model::new(&cpu, 0..experts),
+        );
+        for n in 0..8 {
+            step(world, &s, &mut ep, n)?;
+            step_one_process(&cpu, p, &mut one, n)?;
         }
-        Ok(())
+        let at = format!("rank {me} of {p} on {device:?}, E={experts} k={k} α={alpha}");
+        let mut params = vec![ep.router.shallow_clone()];
+        params.extend(ep.nets.parameters());
+        if let Some(t) = params.iter().find(|t| t.device() != device) {
+            return Err(format!(
+                "{at}: a parameter of shape {:?} is on {:?}",
+                t.size(),
+                t.device()
+            ));
+        }
+        let first = held(&s, p, me).start;
+        let mine = |m: &Model, l: usize| {
+            [
+                m.nets.weights[l].shallow_clone(),
+                m.nets.biases[l].shallow_clone(),
+            ]
+        };
+        let mut w = worst(&[ep.router.shallow_clone()], &[one.router.shallow_clone()]);
+        for l in 0..ep.nets.weights.len() {
+            w = w.max(worst(&mine(&ep, l), &mine(&one, first + l)));
+        }
+        println!("{at}: largest difference {w:.2e}");
+        if w > bound {
+            return Err(format!(
+                "{at}: after 8 steps the weights differ from one process by {w:.2e} > {bound:.0e}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+toolkit::mpi_test! {
+    /// On the CPU: within 1e-6 (measured: below 5e-8).
+    fn training_equals_one_process(world at &[1, 2, 3]) {
+        trains_like_one_process(world, Device::Cpu, 1e-6)
+    }
+}
+
+toolkit::mpi_test! {
+    /// On a GPU (its matrix products add in another order than the CPU's): within 1e-5.
+    fn on_a_gpu_the_layer_trains_like_one_process_on_the_cpu(world at &[2]) {
+        if torch_link::skip_without_gpu("the MoE layer on a GPU", tch::Cuda::is_available()) {
+            return Ok(());
+        }
+        trains_like_one_process(world, Device::Cuda(0), 1e-5)
     }
 }

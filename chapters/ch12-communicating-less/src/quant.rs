@@ -1,7 +1,11 @@
 //! Chapter 12 exercise 12.4 (optional): 8-bit quantisation with one scale per bucket and
-//! error feedback, on one rank's vector (what it would send; no MPI here). Check with
-//! `make check CH=12`.
+//! error feedback, on one rank's vector (what it would send), then the sum over the ranks
+//! of what every rank sent. Check with `make check CH=12`.
 #![allow(unused_variables)] // the stubs do not use their arguments yet
+#![allow(unused_imports)] // imported for your answer: unused until you write it
+
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
 
 // ANCHOR: quantize
 /// `xs` cut into buckets of `bucket` elements (the last may be shorter); per bucket the
@@ -34,3 +38,19 @@ pub fn quantize_with_feedback(
     todo!("ex 12.4: quantise gradient + residual, keep the rounding error as the residual")
 }
 // ANCHOR_END: quantize_with_feedback
+
+// ANCHOR: quantized_sum
+/// The sum over the ranks of every rank's dequantised codes, on every rank: codes do not
+/// add in place (each rank's have their own scales), so every rank's scales and codes
+/// are gathered (the same counts on every rank) and each rank's codes dequantised with
+/// that rank's scales (buckets of `bucket`), then added in rank order.
+pub fn quantized_sum(
+    world: &SimpleCommunicator,
+    scales: &[f32],
+    codes: &[i8],
+    bucket: usize,
+) -> Vec<f32> {
+    // TODO(ex 12.4): all_gather_into the scales and the codes; dequantize each rank's codes with its scales; add
+    todo!("ex 12.4: the sum over the ranks of every rank's codes, each with its own scales")
+}
+// ANCHOR_END: quantized_sum

@@ -61,29 +61,16 @@ pub struct Measured {
     pub loss: f64,
 }
 
-/// The sum over the ranks of every rank's 8-bit codes, and the bytes this rank sent:
-/// each rank's scales and codes gathered (the same counts everywhere), then added. The
-/// `compress_cnn` lab's 8-bit backend uses it too ([`crate::compressed`]).
+/// The sum over the ranks of every rank's 8-bit codes in buckets of [`BUCKET`]
+/// (ex 12.4's `quantized_sum`), and the bytes this rank sent: its scales and its codes.
+/// The `compress_cnn` lab's 8-bit backend uses it too ([`crate::compressed`]).
 pub fn quantized_sum(
     world: &SimpleCommunicator,
     scales: &[f32],
     codes: &[i8],
 ) -> (Vec<f32>, usize) {
-    let p = world.size() as usize;
-    let mut all_scales = vec![0f32; scales.len() * p];
-    let mut all_codes = vec![0i8; codes.len() * p];
-    world.all_gather_into(scales, &mut all_scales[..]);
-    world.all_gather_into(codes, &mut all_codes[..]);
-    let mut sum = vec![0f32; codes.len()];
-    for r in 0..p {
-        let s = &all_scales[r * scales.len()..(r + 1) * scales.len()];
-        let c = &all_codes[r * codes.len()..(r + 1) * codes.len()];
-        for (x, v) in sum.iter_mut().zip(quant::dequantize(s, c, BUCKET)) {
-            *x += v;
-        }
-    }
     (
-        sum,
+        quant::quantized_sum(world, scales, codes, BUCKET),
         std::mem::size_of_val(scales) + std::mem::size_of_val(codes),
     )
 }

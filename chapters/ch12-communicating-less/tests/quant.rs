@@ -2,10 +2,14 @@
 //! feedback), on one rank, on proptest-generated vectors: each element's rounding error
 //! is at most half its bucket's scale (plus a few f32 roundings), and with the residual
 //! the sum of what is sent over many steps stays within half a scale of the sum of the
-//! gradients, however many steps. Run: `make check CH=12` or
-//! `cargo test -p ch12-communicating-less --features solution --test quant`.
+//! gradients, however many steps. Then the sum over the ranks under mpirun at 1, 3 and 4
+//! ranks, against every rank's dequantised codes added in one place. Run: `make check
+//! CH=12` or `cargo test -p ch12-communicating-less --features solution --test quant`.
 
-use ch12::quant::{dequantize, quantize, quantize_with_feedback};
+mod common;
+
+use ch12::quant::{dequantize, quantize, quantize_with_feedback, quantized_sum};
+use common::quant::check_quantized_sum;
 use proptest::prelude::*;
 
 /// Vectors of 0 to 60 elements in -100..100, buckets of 1 to 16.
@@ -54,5 +58,15 @@ proptest! {
                 "element {i}: 50 steps sent {} for gradients summing to {}, off by more than {bound}",
                 sent[i], want[i]);
         }
+    }
+}
+
+toolkit::mpi_test! {
+    /// Buckets that divide the length, one that does not, and one element.
+    fn ex12_4_the_sum_over_the_ranks_uses_each_ranks_scales(world at &[1, 3, 4]) {
+        for (len, bucket, seed) in [(32, 8, 1), (37, 5, 2), (1, 4, 3)] {
+            check_quantized_sum(world, quantized_sum, len, bucket, seed)?;
+        }
+        Ok(())
     }
 }

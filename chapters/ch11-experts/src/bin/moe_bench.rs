@@ -34,7 +34,7 @@ use mpi::traits::*;
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
 use tabled::Tabled;
-use tch::Kind;
+use tch::{Device, Kind};
 use toolkit::bench::{at_rank_counts, load_average, print_row, rows, unbind_ranks};
 use toolkit::report::{oversubscription_note, print_and_save, Timing};
 
@@ -155,7 +155,7 @@ fn inner(world: &SimpleCommunicator) {
         experts: EXPERTS,
         ranks: p,
     };
-    let nets = ExpertNets::new(&experts, layout.local(rank));
+    let nets = ExpertNets::new(&experts, layout.local(rank), Device::Cpu);
     let maps = Experts::linear(EXPERTS, hidden, SEED + 5);
     let routers = [
         ("balanced", 0.0),

@@ -7,14 +7,19 @@
 //! `E·Σ f·P` (1 when even), the (token, choice) pairs each expert was chosen for (summed
 //! over the ranks), the pairs dropped, and the busiest expert's share of the pairs. With
 //! α = 0 the router is free to pile tokens on a few experts; with α > 0 the shares stay
-//! near 1/E. `--plot FILE` writes those shares as an SVG. It needs ex 11.1 to 11.4; until
-//! they are written it says which is missing.
+//! near 1/E. After each run: its steps' wall time on rank 0 (from a barrier to the step's
+//! end; making the batches is not counted) and tokens per second (all ranks').
+//! `--plot FILE` writes the shares as an SVG. `--device cuda` keeps the router, the
+//! experts, Adam's state and the tokens on each rank's GPU (the exchanges still go through
+//! host memory). It needs ex 11.1 to 11.4; until they are written it says which is missing.
 
-use ch11::train::{held, step, Model};
+use ch11::train::{batch, held, step_on, Model};
 use ch11::train_flags::{parse, TrainFlags, USAGE};
 use mpi::traits::*;
+use std::time::{Duration, Instant};
 use toolkit::gate::unless_todo;
 use toolkit::plot::{linear_svg, Series};
+use trainer_kit::place::place;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -22,10 +27,11 @@ fn main() {
         return print!("{USAGE}");
     }
     let TrainFlags {
-        runs,
+        mut runs,
         steps,
         every,
         plot,
+        device,
     } = parse(&args).unwrap_or_else(|why| {
         eprintln!("moe_train: {why}");
         std::process::exit(2);
@@ -33,6 +39,10 @@ fn main() {
     let universe = toolkit::init();
     let world = universe.world();
     let (rank, p) = (world.rank() as usize, world.size() as usize);
+    let device = place(&world, device, None).device;
+    for s in &mut runs {
+        s.device = device;
+    }
     let say = |line: &str| {
         if rank == 0 {
             println!("{line}");
@@ -43,15 +53,22 @@ fn main() {
         let e = s.cfg.experts;
         say(&format!(
             "\nmoe_train: α = {}, {p} ranks, {e} experts, k = {}, capacity factor {}, {} tokens \
-             per rank, hidden {}, Adam lr {}, skew {}",
-            s.alpha, s.cfg.k, s.cfg.capacity_factor, s.tokens, s.hidden, s.lr, s.skew
+             per rank, hidden {}, Adam lr {}, skew {}, on {:?}",
+            s.alpha, s.cfg.k, s.cfg.capacity_factor, s.tokens, s.hidden, s.lr, s.skew, device
         ));
         say("  step      loss  balance  chosen per expert (all ranks)           dropped  busiest");
         let mut model = Model::new(s, held(s, p, rank));
         let mut points = vec![];
+        let mut busy = Duration::ZERO;
         for n in 0..steps {
-            let r = match unless_todo(&world, || step(&world, s, &mut model, n)) {
-                Ok(Ok(r)) => r,
+            let (x, y) = batch(s, n, rank);
+            world.barrier();
+            let start = Instant::now();
+            let r = match unless_todo(&world, || step_on(&world, s, &mut model, &x, &y)) {
+                Ok(Ok(r)) => {
+                    busy += start.elapsed();
+                    r
+                }
                 Ok(Err(why)) => return say(&format!("moe_train: {why}")),
                 Err(task) => return say(&format!("\nfinish {task} first (make check CH=11)")),
             };
@@ -59,7 +76,14 @@ fn main() {
             let share = *r.chosen.iter().max().unwrap_or(&0) as f64 / pairs.max(1) as f64;
             points.push((n as f64, share));
             if n % every == 0 || n + 1 == steps {
-                let chosen: Vec<String> = r.chosen.iter().map(|c| format!("{c:>4}")).collect();
+                let w = r
+                    .chosen
+                    .iter()
+                    .max()
+                    .map_or(0, |m| m.to_string().len())
+                    .max(3)
+                    + 1;
+                let chosen: Vec<String> = r.chosen.iter().map(|c| format!("{c:>w$}")).collect();
                 say(&format!(
                     "  {n:>4}  {:>8.4}  {:>7.3}  {:<40}  {:>6}  {:>6.1}%",
                     r.loss,
@@ -70,6 +94,11 @@ fn main() {
                 ));
             }
         }
+        let secs = busy.as_secs_f64();
+        say(&format!(
+            "  {steps} steps in {secs:.2} s (the batches made outside): {:.0} tokens/s (all ranks)",
+            (steps * s.tokens * p) as f64 / secs
+        ));
         series.push(Series {
             name: format!("α = {}", s.alpha),
             points,

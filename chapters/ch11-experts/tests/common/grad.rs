@@ -12,7 +12,7 @@ use ch11::pass::{forward, one_process, Pass};
 use ch11::task::Rng;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
-use tch::{Kind, Tensor};
+use tch::{Device::Cpu, Kind, Tensor};
 
 /// A layer's backward (ex 11.3's `backward`).
 pub type Backward = fn(&SimpleCommunicator, &Pass, &Tensor);
@@ -69,7 +69,11 @@ pub fn check_input_grad(
         experts: case.experts,
         ranks: p,
     };
-    let nets = ExpertNets::new(&Experts::identity(case.experts, case.hidden), lay.local(me));
+    let nets = ExpertNets::new(
+        &Experts::identity(case.experts, case.hidden),
+        lay.local(me),
+        Cpu,
+    );
     let (x, logits, g) = leaves(case, me);
     let pass = forward(world, &case.cfg(), &nets, &x, &logits)?;
     backward(world, &pass, &(&pass.out * &g).sum(Kind::Float));
@@ -106,11 +110,11 @@ pub fn check_against_one_process(
         ranks: p,
     };
     let ex = Experts::linear(case.experts, case.hidden, case.seed + 1);
-    let nets = ExpertNets::new(&ex, lay.local(me));
+    let nets = ExpertNets::new(&ex, lay.local(me), Cpu);
     let (x, logits, g) = leaves(case, me);
     let pass = forward(world, &case.cfg(), &nets, &x, &logits)?;
     backward(world, &pass, &(&pass.out * &g).sum(Kind::Float));
-    let all = ExpertNets::new(&ex, 0..case.experts);
+    let all = ExpertNets::new(&ex, 0..case.experts, Cpu);
     let mine = (0..p).map(|s| leaves(case, s)).collect::<Vec<_>>();
     let mut total = Tensor::zeros([], (Kind::Float, tch::Device::Cpu));
     for (xs, ls, gs) in &mine {

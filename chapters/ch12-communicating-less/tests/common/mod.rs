@@ -6,6 +6,8 @@
 //! Not a test itself; `mod common;` in each test file.
 #![allow(dead_code)] // each test file uses part of it
 
+pub mod quant;
+
 use ch12::nodes::{NodeGroups, Nodes};
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
