@@ -87,7 +87,7 @@ impl LabTrainer for GridTrainer<'_> {
 
 /// The validation loss over 4 validation batches (drawn from step `step`), averaged over
 /// the replicas.
-fn valid_loss(tr: &impl LabTrainer, corpus: &Corpus, seed: u64, step: u64) -> f64 {
+pub fn valid_loss(tr: &impl LabTrainer, corpus: &Corpus, seed: u64, step: u64) -> f64 {
     let (b, s, dp, me) = tr.shape();
     let rows = replica_rows(b, dp, me);
     let losses = (0..4).map(|k| {

@@ -43,7 +43,14 @@ pub struct GridTrainer<'g> {
     pub params: GptParams,
     /// Adam over `params.named()`'s tensors (its m, v and step count: the checkpoints').
     pub opt: Optimizer,
+    /// Another sum over the DP group than its MPI_Allreduce, if any ([`DpSum`]).
+    pub dp_sum: Option<DpSum<'g>>,
 }
+
+/// A sum over the DP group of one flat f32 buffer (all of the shard's gradients), in
+/// place, in the replicas' DP group order: chapter 12 plugs its compressed sums in here
+/// ([`GridTrainer::with_dp_sum`]); the trainer then divides by the replicas.
+pub type DpSum<'g> = Box<dyn Fn(&mut [f32]) + 'g>;
 
 // ANCHOR: replica_rows
 /// The global batch's rows replica `d` of `dp` trains on (`dp` divides `global`).
@@ -66,7 +73,25 @@ pub fn move_to(named: &[(String, &Tensor)], device: Device) {
 /// allreduce of all of them flattened into one buffer, divided by the replicas.
 pub fn average_over_replicas(dp: &Tp, grads: &[Tensor]) {
     let flat = Tensor::cat(&grads.iter().map(|g| g.view([-1])).collect::<Vec<_>>(), 0);
-    let mean = dp.sum(&flat) / dp.size() as f64;
+    put_back(&(dp.sum(&flat) / dp.size() as f64), grads);
+}
+
+/// [`average_over_replicas`] with `sum` instead of the DP group's MPI_Allreduce: the
+/// gradients flattened into one f32 host buffer, summed by `sum`, divided by `replicas`,
+/// and put back in their kind and on their device.
+pub fn average_with(sum: &DpSum, replicas: usize, grads: &[Tensor]) {
+    let flat = Tensor::cat(&grads.iter().map(|g| g.view([-1])).collect::<Vec<_>>(), 0);
+    let host = flat.to_device(Device::Cpu).to_kind(Kind::Float);
+    let mut buf = Vec::<f32>::try_from(&host).expect("a flat f32 tensor");
+    sum(&mut buf);
+    let summed = Tensor::from_slice(&buf)
+        .to_kind(flat.kind())
+        .to_device(flat.device());
+    put_back(&(summed / replicas as f64), grads);
+}
+
+/// Copies the flat `mean` into `grads` (the `.grad()`s themselves), in order.
+fn put_back(mean: &Tensor, grads: &[Tensor]) {
     let mut at = 0;
     for g in grads {
         let n = g.numel() as i64;
@@ -112,7 +137,15 @@ impl<'g> GridTrainer<'g> {
             cfg,
             params,
             opt,
+            dp_sum: None,
         })
+    }
+
+    /// This trainer with `sum` as the DP group's gradient sum instead of its
+    /// MPI_Allreduce (every rank of the group must plug in the same kind of sum).
+    pub fn with_dp_sum(mut self, sum: DpSum<'g>) -> Self {
+        self.dp_sum = Some(sum);
+        self
     }
 
     /// The global batch (over the replicas).
@@ -137,7 +170,10 @@ impl<'g> GridTrainer<'g> {
         let tp_log = toolkit::tally::stop();
         let grads: Vec<Tensor> = tensors.iter().map(Tensor::grad).collect();
         toolkit::tally::start();
-        average_over_replicas(&self.dp, &grads);
+        match &self.dp_sum {
+            Some(sum) => average_with(sum, self.dp.size(), &grads),
+            None => average_over_replicas(&self.dp, &grads),
+        }
         let dp_log = toolkit::tally::stop();
         self.opt.step(&mut tensors, &grads);
         StepStats {

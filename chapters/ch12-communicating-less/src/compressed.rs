@@ -3,9 +3,11 @@
 //! MPI_Allreduce (chapter 6's [`MpiAllreduce`]), ex 12.1's hierarchical allreduce through
 //! one leader per node (two nodes in blocks: on the two-node namespace cluster, the real
 //! ones), ex 12.3's top-k step with or without error feedback, or ex 12.4's 8-bit codes
-//! with error feedback, gathered by [`crate::side_by_side::quantized_sum`]; or no sum at
-//! all, for local SGD (the run averages the parameters itself). Every call counts the bytes this rank hands to
-//! the exchange. Nothing to run here: the `compress_cnn` lab and the tests use it.
+//! with error feedback, summed by ex 12.4's `quantized_sum`
+//! ([`crate::side_by_side::quantized_sum`] counts the bytes); or no sum at all, for local
+//! SGD (the run averages the parameters itself). Every call counts the bytes this rank
+//! hands to the exchange. Nothing to run here: the `compress_cnn` and `compress_gpt` labs
+//! and the tests use it.
 //!
 //! A residual belongs to one gradient buffer. Chapter 6's bucketed sync calls
 //! `sum_in_place` once per bucket, in the same order every step, so the backend keeps one

@@ -1,7 +1,9 @@
-//! Given: what the clap-read labs (`local_sgd`, `compress_cnn`) share: their flags read
-//! into a value or into the one line that says what is wrong, a positive whole number,
-//! and a learning rate above 0; clap's message as one line is the trainers' own
-//! (`trainer_kit::cli::one_line`). Nothing to run here: the labs' flag modules use it.
+//! Given: what the clap-read labs (`local_sgd`, `compress_cnn`, `compress_gpt`) share:
+//! their flags read into a value or into the one line that says what is wrong, a positive
+//! whole number, a learning rate above 0, and the `make check` to run for an unfinished
+//! exercise; clap's message as one line is the trainers' own
+//! (`trainer_kit::cli::one_line`). Nothing to run here: the labs and their flag modules
+//! use it.
 
 use clap::Parser;
 use std::fmt::Display;
@@ -28,4 +30,14 @@ pub fn learning_rate<F: Into<f64> + Display + Copy>(lr: F) -> Result<(), String>
         true => Ok(()),
         false => Err(format!("--lr {lr}: the learning rate must be above 0")),
     }
+}
+
+/// `make check CH=NN` for an unfinished exercise `ex N.M: ...` (chapter 12's by default).
+pub fn check_command(task: &str) -> String {
+    let chapter = task
+        .strip_prefix("ex ")
+        .and_then(|t| t.split('.').next())
+        .and_then(|n| n.parse::<u32>().ok())
+        .map_or("12".to_string(), |n| format!("{n:02}"));
+    format!("make check CH={chapter}")
 }

@@ -39,6 +39,7 @@ pub mod cnn_flags;
 pub mod cnn_run;
 pub mod compressed;
 pub mod feedback;
+pub mod gpt_run;
 pub mod lab_flags;
 pub mod links;
 pub mod local_flags;

@@ -3,8 +3,9 @@
 //! sum within the summation bound,
 //! bucket after bucket and step after step (one residual per bucket, taken in turn), at 1
 //! to 4 ranks, with the bytes counted as the formula says; below 100%, each bucket's call
-//! equals ex 12.3's step on a residual of its own; and the lab's bad flags refused in one
-//! line. Run: `make check CH=12` or
+//! equals ex 12.3's step on a residual of its own; the lab's bad flags refused in one
+//! line; and, with the solutions, the `compress_gpt` lab's GPT trained through the top-k
+//! backend at 100% like through its own MPI_Allreduce. Run: `make check CH=12` or
 //! `cargo test -p ch12-communicating-less --features solution --test compressed`.
 
 mod common;
@@ -134,4 +135,66 @@ fn bad_cnn_lab_flags_are_refused_in_one_line() {
         (ok.global_batch(4), ok.global_batch(3), ok.global_batch(7)),
         (64, 63, 63)
     );
+}
+
+#[test]
+fn bad_gpt_lab_flags_are_refused_in_one_line() {
+    use ch12::gpt_run::{global_batch, parse};
+    for (flags, says) in [
+        (
+            "--steps 0",
+            "invalid value '0' for '--steps <N>': not a positive whole number",
+        ),
+        ("--seed x", "invalid value 'x' for '--seed <S>'"),
+        ("--tp 2", "unexpected argument '--tp' found"),
+    ] {
+        let args: Vec<String> = flags.split(' ').map(String::from).collect();
+        let err = parse(&args).expect_err(flags);
+        assert!(
+            err.starts_with(says) && !err.contains('\n'),
+            "{flags}: {err}"
+        );
+    }
+    let ok = parse(&[]).unwrap();
+    assert_eq!((ok.steps, ok.seed), (500, 9));
+    let batches = [1, 3, 4, 7, 32].map(global_batch);
+    assert_eq!(batches, [16, 15, 16, 14, 32]);
+}
+
+toolkit::mpi_test! {
+    /// The `compress_gpt` lab's plumbing (chapter 9's `GridTrainer::with_dp_sum`, which
+    /// needs chapter 9's exercises, hence built with the solutions only): 3 steps of the
+    /// GPT at dp = the ranks, its gradients summed by the top-k backend at 100% (every
+    /// element kept), against the same steps with the GPT's own MPI_Allreduce: every
+    /// step's loss and every parameter within 1e-6·(1 + |w|) (two sums in another order).
+    #[cfg(feature = "solution")]
+    fn top_k_at_100_percent_trains_the_gpt_like_its_own_allreduce(world at &[2, 3]) {
+        use ch06::reducer::Allreduce;
+        use ch12::gpt_run::{gpt_flags, GptRunFlags};
+        let (rank, p) = (world.rank() as usize, world.size() as usize);
+        let corpus = ch09::corpus::Corpus::shipped()?;
+        let g = gpt_flags(&GptRunFlags { steps: 3, seed: 9 }, p);
+        let layout = g.layout(p)?;
+        let cfg = g.model(corpus.vocab(), layout)?;
+        let grid = ch09::grid::Grid::new(world, layout);
+        let new = || ch09::train::GridTrainer::new(&grid, cfg, tch::Kind::Float, 9, g.common.lr);
+        let mut own = new()?;
+        let all_kept = Scheme::TopK { percent: 100.0, feedback: true };
+        let backend = Compressed::new(&grid.dp, all_kept, &[own.params.numel()])?;
+        let mut topk = new()?.with_dp_sum(Box::new(move |buf| backend.sum_in_place(buf)));
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-6 * (1.0 + b.abs());
+        for step in 1..=3 {
+            let (a, b) = (topk.step(&corpus, 9, step).loss, own.step(&corpus, 9, step).loss);
+            if !close(a, b) {
+                return Err(format!("rank {rank} of {p}, step {step}: loss {a} with top-k at 100%, {b} with MPI_Allreduce"));
+            }
+        }
+        for ((name, a), (_, b)) in topk.params.named().into_iter().zip(own.params.named()) {
+            let (a, b) = (Vec::<f32>::try_from(&a.detach().flatten(0, -1)).unwrap(), Vec::<f32>::try_from(&b.detach().flatten(0, -1)).unwrap());
+            if let Some(i) = (0..a.len()).find(|&i| !close(a[i] as f64, b[i] as f64)) {
+                return Err(format!("rank {rank} of {p}: after 3 steps {name}[{i}] is {} with top-k at 100%, {} with MPI_Allreduce", a[i], b[i]));
+            }
+        }
+        Ok(())
+    }
 }

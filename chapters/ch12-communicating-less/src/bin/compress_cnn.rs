@@ -18,6 +18,7 @@
 use ch12::cnn_flags::{help, parse};
 use ch12::cnn_run::{config, train, CnnRun};
 use ch12::compressed::Scheme;
+use ch12::lab_flags::check_command;
 use mpi::traits::*;
 use toolkit::gate::unless_todo;
 
@@ -40,16 +41,6 @@ const SCHEMES: [Scheme; 7] = [
     Scheme::Quant8,
     Scheme::LocalSgd { every: 4 },
 ];
-
-/// `make check CH=NN` for an exercise `ex N.M: ...`.
-fn check_command(task: &str) -> String {
-    let chapter = task
-        .strip_prefix("ex ")
-        .and_then(|t| t.split('.').next())
-        .and_then(|n| n.parse::<u32>().ok())
-        .map_or("12".to_string(), |n| format!("{n:02}"));
-    format!("make check CH={chapter}")
-}
 
 /// One row of the table.
 fn row(scheme: Scheme, run: &CnnRun, dense_bytes: Option<usize>) -> String {
