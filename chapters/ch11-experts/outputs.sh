@@ -23,11 +23,15 @@ echo "outputs: wrote $book/output/moe-np3.txt, moe-np1.txt, bad-flags.txt"
 { echo "\$ make run CH=11 BIN=moe_train NP=3 SOLUTION=1 ARGS='--k 2 --experts 6 --steps 100'";
   $MAKE -s --no-print-directory run CH=11 BIN=moe_train NP=3 SOLUTION=1 ARGS='--k 2 --experts 6 --steps 100' 2>&1; } > $book/output/moe_train-np3.txt
 $MAKE -s --no-print-directory run CH=11 BIN=moe_train SOLUTION=1 ARGS="--every 1000 --plot $book/output/balance.svg" > /dev/null 2>&1
+# From a router whose probabilities start even (entries normal times 0.001), with its plot.
+{ echo "\$ make run CH=11 BIN=moe_train SOLUTION=1 ARGS='--router-scale 0.001 --every 40 --plot output/balance-even.svg'";
+  $MAKE -s --no-print-directory run CH=11 BIN=moe_train SOLUTION=1 ARGS="--router-scale 0.001 --every 40 --plot $book/output/balance-even.svg" 2>&1 \
+    | sed "s|$book/output/|output/|"; } > $book/output/moe_train-even.txt
 { for args in '--alpha -0.1' '--lr 0' '--device cuda'; do
     echo "\$ make run CH=11 BIN=moe_train SOLUTION=1 ARGS='$args'";
     $MAKE -s --no-print-directory run CH=11 BIN=moe_train SOLUTION=1 ARGS="$args" 2>&1 || true;
   done; } > $book/output/bad-train-flags.txt
-echo "outputs: wrote $book/output/moe_train-np3.txt, balance.svg, bad-train-flags.txt"
+echo "outputs: wrote $book/output/moe_train-np3.txt, balance.svg, moe_train-even.txt, balance-even.svg, bad-train-flags.txt"
 # Part 3: the benchmark (release build): EP = 1, 2, 4 on the same global batch, a balanced
 # and a skewed router, with and without room for drops.
 { echo '$ make bench CH=11'

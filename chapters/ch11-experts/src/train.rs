@@ -44,6 +44,9 @@ pub struct Settings {
     pub skew: f64,
     /// The seed of the task, the targets and the initial weights.
     pub seed: u64,
+    /// The scale of the router's initial entries (normal times this): near 0, its
+    /// probabilities start even.
+    pub router_scale: f64,
     /// Where the router, the experts, Adam's state and the tokens live; the exchanges and
     /// the allreduces go through host memory either way.
     pub device: Device,
@@ -73,11 +76,12 @@ pub struct Report {
 
 impl Model {
     /// The initial model with the experts `held`, on `s.device`: the router's entries
-    /// normal times 0.1, the experts `Experts::linear`, all from the seed.
+    /// normal times `s.router_scale`, the experts `Experts::linear`, all from the seed.
     pub fn new(s: &Settings, held: Range<usize>) -> Self {
         let (h, e) = (s.hidden, s.cfg.experts);
         let mut rng = Rng::new(s.seed + 3);
-        let r: Vec<f32> = (0..h * e).map(|_| rng.normal() * 0.1).collect();
+        let scale = s.router_scale as f32;
+        let r: Vec<f32> = (0..h * e).map(|_| rng.normal() * scale).collect();
         let router = tensor_on(&r, &[h as i64, e as i64], s.device).set_requires_grad(true);
         let nets = ExpertNets::new(&Experts::linear(e, h, s.seed + 1), held, s.device);
         let mut params = vec![router.shallow_clone()];

@@ -11,7 +11,7 @@ use trainer_kit::cli::{device_choice, DeviceChoice};
 pub const USAGE: &str = "\
 usage: moe_train [--alpha A[,A...]] [--steps S] [--experts E] [--k K] [--capacity-factor F]
                  [--tokens N] [--hidden H] [--lr LR] [--skew X] [--seed N] [--every N] [--plot FILE]
-                 [--device cpu|auto|cuda]
+                 [--router-scale S] [--device cpu|auto|cuda]
   --alpha A[,A...]      the balancing loss's weight, one run per value (default 0,0.1)
   --steps S             Adam steps per run (default 200)
   --experts E           experts in all, split over the ranks in blocks (default 8)
@@ -24,6 +24,8 @@ usage: moe_train [--alpha A[,A...]] [--steps S] [--experts E] [--k K] [--capacit
   --seed N              the task's, the targets' and the weights' seed (default 11)
   --every N             print every N-th step and the last (default 20)
   --plot FILE           write an SVG of the busiest expert's share per step, one line per α
+  --router-scale S      the router's initial entries: normal times S (default 0.1); near 0
+                        its probabilities start even
   --device D            cpu (default), cuda (each rank's local GPU; refused in one line, with
                         the reason, where none can be used) or auto (a GPU if there is one)
 ";
@@ -49,6 +51,7 @@ pub fn parse(args: &[String]) -> Result<TrainFlags, String> {
     let (mut experts, mut k, mut factor, mut tokens, mut hidden) = (8usize, 1usize, 1.25, 64, 8);
     let (mut steps, mut lr, mut skew, mut seed, mut every) = (200usize, 0.05, 0.0, 11u64, 20);
     let (mut alphas, mut plot, mut device) = (vec![0.0, 0.1], None, DeviceChoice::Cpu);
+    let mut router_scale = 0.1;
     for f in pairs(args)? {
         match f.flag {
             "--experts" => experts = f.count()?,
@@ -61,6 +64,7 @@ pub fn parse(args: &[String]) -> Result<TrainFlags, String> {
             "--capacity-factor" => factor = f.number(f.value)?,
             "--lr" => lr = f.number(f.value)?,
             "--skew" => skew = f.number(f.value)?,
+            "--router-scale" => router_scale = f.number(f.value)?,
             "--alpha" => {
                 alphas = f
                     .value
@@ -86,6 +90,11 @@ pub fn parse(args: &[String]) -> Result<TrainFlags, String> {
     if !(skew.is_finite() && skew >= 0.0) {
         return Err(format!("--skew {skew}: it must be 0 or more"));
     }
+    if !(router_scale.is_finite() && router_scale >= 0.0) {
+        return Err(format!(
+            "--router-scale {router_scale}: it must be 0 or more"
+        ));
+    }
     if hidden == 0 || tokens == 0 || every == 0 {
         return Err("--hidden, --tokens and --every must be at least 1".into());
     }
@@ -103,6 +112,7 @@ pub fn parse(args: &[String]) -> Result<TrainFlags, String> {
         lr,
         skew,
         seed,
+        router_scale,
         device: Device::Cpu,
     };
     Ok(TrainFlags {

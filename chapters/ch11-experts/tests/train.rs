@@ -25,6 +25,7 @@ fn settings(experts: usize, k: usize, alpha: f64) -> Settings {
         lr: 0.01,
         skew: 1.0,
         seed: 7,
+        router_scale: 0.1,
         device: Device::Cpu,
     }
 }
@@ -58,6 +59,10 @@ fn bad_train_flags_are_refused_in_one_line() {
             "--lr 0: the learning rate must be a positive number",
         ),
         ("--skew -1", "--skew -1: it must be 0 or more"),
+        (
+            "--router-scale -1",
+            "--router-scale -1: it must be 0 or more",
+        ),
         ("--k 3", "k = 3: each token goes to 1 or 2 experts"),
         (
             "--tokens 0",

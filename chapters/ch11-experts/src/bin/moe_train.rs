@@ -53,8 +53,16 @@ fn main() {
         let e = s.cfg.experts;
         say(&format!(
             "\nmoe_train: α = {}, {p} ranks, {e} experts, k = {}, capacity factor {}, {} tokens \
-             per rank, hidden {}, Adam lr {}, skew {}, on {:?}",
-            s.alpha, s.cfg.k, s.cfg.capacity_factor, s.tokens, s.hidden, s.lr, s.skew, device
+             per rank, hidden {}, Adam lr {}, skew {}, router scale {}, on {:?}",
+            s.alpha,
+            s.cfg.k,
+            s.cfg.capacity_factor,
+            s.tokens,
+            s.hidden,
+            s.lr,
+            s.skew,
+            s.router_scale,
+            device
         ));
         say("  step      loss  balance  chosen per expert (all ranks)           dropped  busiest");
         let mut model = Model::new(s, held(s, p, rank));
