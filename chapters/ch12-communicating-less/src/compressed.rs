@@ -58,6 +58,24 @@ impl Scheme {
     }
 }
 
+/// The compressed sums both compression labs compare with the dense one: top-k at 10% and
+/// at 1% with error feedback, top-k at 1% without it, and the 8-bit codes.
+pub const COMPRESSED: [Scheme; 4] = [
+    Scheme::TopK {
+        percent: 10.0,
+        feedback: true,
+    },
+    Scheme::TopK {
+        percent: 1.0,
+        feedback: true,
+    },
+    Scheme::TopK {
+        percent: 1.0,
+        feedback: false,
+    },
+    Scheme::Quant8,
+];
+
 /// The per-bucket state and which bucket the next call sums.
 struct State {
     buckets: Vec<Feedback>,

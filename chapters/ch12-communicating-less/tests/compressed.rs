@@ -107,6 +107,21 @@ toolkit::mpi_test! {
     }
 }
 
+/// Each `(flags, says)`: `parse` refuses the flags with one line that starts with `says`.
+fn refused_in_one_line<T: std::fmt::Debug>(
+    parse: fn(&[String]) -> Result<T, String>,
+    bad: &[(&str, &str)],
+) {
+    for (flags, says) in bad {
+        let args: Vec<String> = flags.split(' ').map(String::from).collect();
+        let err = parse(&args).expect_err(flags);
+        assert!(
+            err.starts_with(says) && !err.contains('\n'),
+            "{flags}: {err}"
+        );
+    }
+}
+
 #[test]
 fn bad_cnn_lab_flags_are_refused_in_one_line() {
     let bad = [
@@ -121,14 +136,7 @@ fn bad_cnn_lab_flags_are_refused_in_one_line() {
         ("--lr -1", "--lr -1: the learning rate must be above 0"),
         ("--epochs 2", "unexpected argument '--epochs' found"),
     ];
-    for (flags, says) in bad {
-        let args: Vec<String> = flags.split(' ').map(String::from).collect();
-        let err = parse(&args).expect_err(flags);
-        assert!(
-            err.starts_with(says) && !err.contains('\n'),
-            "{flags}: {err}"
-        );
-    }
+    refused_in_one_line(parse, &bad);
     let ok = parse(&[]).unwrap();
     assert_eq!((ok.steps, ok.batch, ok.seed), (300, None, 6));
     assert_eq!(
@@ -140,21 +148,15 @@ fn bad_cnn_lab_flags_are_refused_in_one_line() {
 #[test]
 fn bad_gpt_lab_flags_are_refused_in_one_line() {
     use ch12::gpt_run::{global_batch, parse};
-    for (flags, says) in [
+    let bad = [
         (
             "--steps 0",
             "invalid value '0' for '--steps <N>': not a positive whole number",
         ),
         ("--seed x", "invalid value 'x' for '--seed <S>'"),
         ("--tp 2", "unexpected argument '--tp' found"),
-    ] {
-        let args: Vec<String> = flags.split(' ').map(String::from).collect();
-        let err = parse(&args).expect_err(flags);
-        assert!(
-            err.starts_with(says) && !err.contains('\n'),
-            "{flags}: {err}"
-        );
-    }
+    ];
+    refused_in_one_line(parse, &bad);
     let ok = parse(&[]).unwrap();
     assert_eq!((ok.steps, ok.seed), (500, 9));
     let batches = [1, 3, 4, 7, 32].map(global_batch);

@@ -17,30 +17,20 @@
 
 use ch12::cnn_flags::{help, parse};
 use ch12::cnn_run::{config, train, CnnRun};
-use ch12::compressed::Scheme;
+use ch12::compressed::{Scheme, COMPRESSED};
 use ch12::lab_flags::check_command;
 use mpi::traits::*;
 use toolkit::gate::unless_todo;
 
-/// The methods, in the table's order.
-const SCHEMES: [Scheme; 7] = [
-    Scheme::Dense,
-    Scheme::Leaders,
-    Scheme::TopK {
-        percent: 10.0,
-        feedback: true,
-    },
-    Scheme::TopK {
-        percent: 1.0,
-        feedback: true,
-    },
-    Scheme::TopK {
-        percent: 1.0,
-        feedback: false,
-    },
-    Scheme::Quant8,
-    Scheme::LocalSgd { every: 4 },
-];
+/// The methods, in the table's order: the dense sum, the leaders, the compressed sums,
+/// local SGD.
+fn schemes() -> impl Iterator<Item = Scheme> {
+    let first = [Scheme::Dense, Scheme::Leaders];
+    first
+        .into_iter()
+        .chain(COMPRESSED)
+        .chain([Scheme::LocalSgd { every: 4 }])
+}
 
 /// One row of the table.
 fn row(scheme: Scheme, run: &CnnRun, dense_bytes: Option<usize>) -> String {
@@ -95,7 +85,7 @@ fn main() {
         toolkit::report::host_cores()
     ));
     let mut dense_bytes = None;
-    for (i, scheme) in SCHEMES.into_iter().enumerate() {
+    for (i, scheme) in schemes().enumerate() {
         let run = match unless_todo(&world, || train(&world, &f, scheme)) {
             Err(task) => return say(&format!("\nfinish {task} first ({})", check_command(&task))),
             Ok(Err(why)) => {

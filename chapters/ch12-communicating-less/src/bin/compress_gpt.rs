@@ -13,29 +13,11 @@
 //! they are written it says which to finish.
 
 use ch09::corpus::Corpus;
-use ch12::compressed::Scheme;
+use ch12::compressed::{Scheme, COMPRESSED};
 use ch12::gpt_run::{global_batch, help, parse, train, GptRun};
 use ch12::lab_flags::check_command;
 use mpi::traits::*;
 use toolkit::gate::unless_todo;
-
-/// The methods, in the table's order.
-const SCHEMES: [Scheme; 5] = [
-    Scheme::Dense,
-    Scheme::TopK {
-        percent: 10.0,
-        feedback: true,
-    },
-    Scheme::TopK {
-        percent: 1.0,
-        feedback: true,
-    },
-    Scheme::TopK {
-        percent: 1.0,
-        feedback: false,
-    },
-    Scheme::Quant8,
-];
 
 /// One row of the table.
 fn row(scheme: Scheme, run: &GptRun, dense_bytes: usize) -> String {
@@ -83,7 +65,9 @@ fn main() {
         toolkit::report::host_cores()
     ));
     let mut dense_bytes = 0;
-    for (i, scheme) in SCHEMES.into_iter().enumerate() {
+    // The dense sum first, then the compressed ones.
+    let schemes = std::iter::once(Scheme::Dense).chain(COMPRESSED);
+    for (i, scheme) in schemes.enumerate() {
         let run = match unless_todo(&world, || train(&world, &f, &corpus, scheme)) {
             Err(task) => return say(&format!("\nfinish {task} first ({})", check_command(&task))),
             Ok(Err(why)) => {
