@@ -6,13 +6,15 @@
 # (between-nodes.txt), chapter 10's make diagnose across the nodes as they are and with
 # node-b shaped by tc (diagnose-netns.txt, diagnose-tc.txt: the slow-links page shows
 # them), chapter 12's hier lab across the nodes as they are and with both nodes' links
-# shaped to 1 Gbit/s, and its less_bench and compress_cnn with the links shaped to 100
-# Mbit/s (written to chapter 12's output folder: hier-netns.txt, hier-netns-1gbit.txt,
-# less_bench-netns-100mbit.txt, compress_cnn-netns-100mbit.txt), and the full output of
-# make cluster-test and make slurm-test.
+# shaped to 1 Gbit/s, and its less_bench, compress_cnn and compress_gpt with the links
+# shaped to 100 Mbit/s (written to chapter 12's output folder: hier-netns.txt,
+# hier-netns-1gbit.txt, less_bench-netns-100mbit.txt, compress_cnn-netns-100mbit.txt,
+# compress_gpt-netns-100mbit.txt), and the full output of make cluster-test and make
+# slurm-test.
 # Root only. Expect five to ten minutes on a 2-core machine.
 # `scripts/cluster/outputs.sh diagnose` makes only the two diagnose files (seconds);
-# `scripts/cluster/outputs.sh hier` only chapter 12's four (a few minutes).
+# `scripts/cluster/outputs.sh hier` only chapter 12's five (ten minutes or so);
+# `scripts/cluster/outputs.sh gpt` only compress_gpt's (about six minutes).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 DIR=book/src/cluster/output
@@ -69,9 +71,20 @@ hier_captures() {
     "${shape//RATE/100mbit} && make -s --no-print-directory bench CH=12"
   shell_capture $ch12/compress_cnn-netns-100mbit.txt \
     "${shape//RATE/100mbit} && make -s --no-print-directory run CH=12 BIN=compress_cnn SOLUTION=1"
+  gpt_capture
+}
+
+# Chapter 12's compress_gpt (chapter 9's GPT, dp 4) with both nodes' links shaped to
+# 100 Mbit/s.
+gpt_capture() {
+  local ch12=book/src/ch12-communicating-less/output
+  local shape="scripts/cluster/netns.sh shape node-a rate=100mbit && scripts/cluster/netns.sh shape node-b rate=100mbit"
+  shell_capture $ch12/compress_gpt-netns-100mbit.txt \
+    "$shape && make -s --no-print-directory run CH=12 BIN=compress_gpt SOLUTION=1"
 }
 if [ "${1:-}" = diagnose ]; then diagnose_captures; exit 0; fi
 if [ "${1:-}" = hier ]; then hier_captures; exit 0; fi
+if [ "${1:-}" = gpt ]; then gpt_capture; exit 0; fi
 
 capture hello-netns.txt make -s --no-print-directory run CH=00 CLUSTER=netns
 # Ping-pong: 2 ranks for 2 cores, so each may spin (no yield), on one node and on two.
