@@ -14,7 +14,7 @@ book=book/src/ch12-communicating-less
   $MAKE -s --no-print-directory run CH=12 NP=3 SOLUTION=1 ARGS='--reps 5' 2>&1; } > $book/output/hier-np3.txt
 { echo "\$ make run CH=12 NP=1 SOLUTION=1 ARGS='--nodes 1 --reps 5'";
   $MAKE -s --no-print-directory run CH=12 NP=1 SOLUTION=1 ARGS='--nodes 1 --reps 5' 2>&1; } > $book/output/hier-np1.txt
-{ for args in '--nodes two' '--nodes 5'; do
+{ for args in '--nodes 0' '--nodes 5'; do
     echo "\$ make run CH=12 SOLUTION=1 ARGS='$args'";
     $MAKE -s --no-print-directory run CH=12 SOLUTION=1 ARGS="$args" 2>&1 || true;
   done; } > $book/output/bad-layouts.txt

@@ -9,6 +9,7 @@ use ch11::flags::parse;
 use ch11::layer::{forward, one_process};
 use ch11::task::Task;
 use mpi::traits::*;
+use toolkit::testing::refused_in_one_line;
 
 #[test]
 fn bad_lab_flags_are_refused_in_one_line() {
@@ -25,14 +26,7 @@ fn bad_lab_flags_are_refused_in_one_line() {
         ("--k", "--k needs a value"),
         ("--expert 4", "unknown flag --expert"),
     ];
-    for (flags, says) in bad {
-        let args: Vec<String> = flags.split(' ').map(String::from).collect();
-        let err = parse(&args).expect_err(flags);
-        assert!(
-            err.starts_with(says) && !err.contains('\n'),
-            "{flags}: {err}"
-        );
-    }
+    refused_in_one_line(parse, &bad);
     let ok = parse(&["--tokens".into(), "0".into()]).unwrap();
     assert_eq!(
         (ok.tokens, ok.cfg),

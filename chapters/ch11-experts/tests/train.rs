@@ -15,6 +15,7 @@ use ch11::train_flags::parse;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use tch::Device;
+use toolkit::testing::refused_in_one_line;
 
 fn settings(experts: usize, k: usize, alpha: f64) -> Settings {
     Settings {
@@ -71,14 +72,7 @@ fn bad_train_flags_are_refused_in_one_line() {
         ("--steps", "--steps needs a value"),
         ("--alfa 1", "unknown flag --alfa"),
     ];
-    for (flags, says) in bad {
-        let args: Vec<String> = flags.split(' ').map(String::from).collect();
-        let err = parse(&args).expect_err(flags);
-        assert!(
-            err.starts_with(says) && !err.contains('\n'),
-            "{flags}: {err}"
-        );
-    }
+    refused_in_one_line(parse, &bad);
     let ok = parse(&["--alpha".into(), "0,0.5,1".into()]).unwrap();
     let alphas: Vec<f64> = ok.runs.iter().map(|s| s.alpha).collect();
     assert_eq!((alphas, ok.steps, ok.every), (vec![0.0, 0.5, 1.0], 200, 20));

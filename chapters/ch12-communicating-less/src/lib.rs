@@ -14,6 +14,8 @@
 //! - [`nodes`]: the node groups ([`nodes::NodeGroups`]: the node, its leader, the leaders,
 //!   the peers), by `split_shared` or an emulated layout ([`nodes::Nodes`]), a bad
 //!   layout refused in one line;
+//! - [`lab_flags`]: what the labs' flags share; [`hier_flags`] and [`compress_flags`]:
+//!   the `hier` and `compress` labs' flags;
 //! - [`model`]: the alpha-beta time of the flat ring and of the two hierarchical
 //!   schedules with two link classes, and the size from which one wins;
 //! - [`links`]: the two link classes measured (chapter 10's matrix, split by node);
@@ -37,9 +39,11 @@
 pub mod averaging;
 pub mod cnn_flags;
 pub mod cnn_run;
+pub mod compress_flags;
 pub mod compressed;
 pub mod feedback;
 pub mod gpt_run;
+pub mod hier_flags;
 pub mod lab_flags;
 pub mod links;
 pub mod local_flags;

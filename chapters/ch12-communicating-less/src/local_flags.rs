@@ -4,7 +4,7 @@
 //! to run here: the lab and the tests use it.
 
 use crate::averaging::Averaging;
-use crate::lab_flags::{learning_rate, positive, read};
+use crate::lab_flags::{learning_rate, positive, read, LsqFlags};
 use clap::{CommandFactory, Parser};
 
 /// The lab's settings.
@@ -22,18 +22,9 @@ pub struct LocalFlags {
     #[arg(long, value_name = "H,...", value_delimiter = ',', default_values_t = [1, 2, 4, 8],
           value_parser = period)]
     pub every: Vec<usize>,
-    /// Features, the parameters' length
-    #[arg(long, value_name = "D", default_value_t = 256, value_parser = positive::<usize>)]
-    pub dim: usize,
-    /// Rows in the whole job, dealt to the ranks in blocks
-    #[arg(long, value_name = "R", default_value_t = 2048, value_parser = positive::<usize>)]
-    pub rows: usize,
-    /// Learning rate
-    #[arg(long, value_name = "L", default_value_t = 0.3)]
-    pub lr: f32,
-    /// The seed of the data
-    #[arg(long, value_name = "S", default_value_t = 12)]
-    pub seed: u64,
+    /// The problem: features, rows, learning rate, seed
+    #[command(flatten)]
+    pub problem: LsqFlags,
     /// The target loss: the time to reach it is measured
     #[arg(long, value_name = "LOSS", default_value_t = 2e-3)]
     pub target: f64,
@@ -58,7 +49,7 @@ pub fn parse(args: &[String]) -> Result<LocalFlags, String> {
             flags.steps
         ));
     }
-    learning_rate(flags.lr)?;
+    learning_rate(flags.problem.lr)?;
     Ok(flags)
 }
 

@@ -23,14 +23,15 @@ pub enum Nodes {
 }
 
 impl Nodes {
-    /// `shared`, or a number of emulated nodes; anything else refused in one line.
+    /// `shared`, or 1 or more emulated nodes; anything else refused in one line (a clap
+    /// value parser: the `hier` lab's `--nodes`).
     pub fn parse(text: &str) -> Result<Nodes, String> {
         match text {
             "shared" => Ok(Nodes::Shared),
-            _ => text
-                .parse()
-                .map(Nodes::Emulated)
-                .map_err(|_| format!("--nodes {text}: `shared` or a number of nodes")),
+            _ => match text.parse() {
+                Ok(k) if k > 0 => Ok(Nodes::Emulated(k)),
+                _ => Err("`shared` or a number of nodes, 1 or more".into()),
+            },
         }
     }
 

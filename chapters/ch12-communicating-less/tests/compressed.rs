@@ -21,6 +21,7 @@ use mpi::traits::*;
 use proptest::prelude::*;
 use toolkit::compare::{abs_sums, close_sums, exact};
 use toolkit::lockstep::property;
+use toolkit::testing::refused_in_one_line;
 
 /// Two buckets of 1 to 40 elements and a seed.
 fn cases() -> impl Strategy<Value = (usize, usize, u64)> {
@@ -104,21 +105,6 @@ toolkit::mpi_test! {
                 }
                 Ok(())
             })
-    }
-}
-
-/// Each `(flags, says)`: `parse` refuses the flags with one line that starts with `says`.
-fn refused_in_one_line<T: std::fmt::Debug>(
-    parse: fn(&[String]) -> Result<T, String>,
-    bad: &[(&str, &str)],
-) {
-    for (flags, says) in bad {
-        let args: Vec<String> = flags.split(' ').map(String::from).collect();
-        let err = parse(&args).expect_err(flags);
-        assert!(
-            err.starts_with(says) && !err.contains('\n'),
-            "{flags}: {err}"
-        );
     }
 }
 

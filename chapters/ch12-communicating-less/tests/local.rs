@@ -16,6 +16,7 @@ use common::{check_local, LocalCase};
 use mpi::traits::*;
 use proptest::prelude::*;
 use toolkit::lockstep::property;
+use toolkit::testing::refused_in_one_line;
 
 /// H from 1 to 5, 1 to 12 steps, 1 to 16 parameters, a seed.
 fn cases() -> impl Strategy<Value = LocalCase> {
@@ -79,16 +80,22 @@ fn h_0_and_bad_lab_flags_are_refused_in_one_line() {
             "--steps 30 is not a multiple of H = 4: the last steps would not be averaged".into(),
         ),
         ("--lr 0", "--lr 0: the learning rate must be above 0".into()),
+        (
+            "--lr -1",
+            "--lr -1: the learning rate must be above 0".into(),
+        ),
+        (
+            "--dim 0",
+            "invalid value '0' for '--dim <D>': not a positive whole number".into(),
+        ),
         ("--period 2", "unexpected argument '--period' found".into()),
     ];
-    for (flags, says) in bad {
-        let args: Vec<String> = flags.split(' ').map(String::from).collect();
-        let err = parse(&args).expect_err(flags);
-        assert!(
-            err.starts_with(&says) && !err.contains('\n'),
-            "{flags}: {err}"
-        );
-    }
+    let bad: Vec<(&str, &str)> = bad.iter().map(|(f, s)| (*f, s.as_str())).collect();
+    refused_in_one_line(parse, &bad);
     let ok = parse(&[]).unwrap();
     assert_eq!((ok.steps, ok.every), (480, vec![1, 2, 4, 8]));
+    assert_eq!(
+        (ok.problem.dim, ok.problem.rows, ok.problem.seed),
+        (256, 2048, 12)
+    );
 }

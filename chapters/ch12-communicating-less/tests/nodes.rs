@@ -1,10 +1,13 @@
 //! Checks of the given node groups (`src/nodes.rs`) under mpirun: the emulated layouts
 //! deal the ranks in blocks, every node has one leader, and a bad layout is refused in
-//! one line on every rank. Run:
+//! one line on every rank; the `hier` lab's bad flags are refused in one line before MPI
+//! starts. Run:
 //! `cargo test -p ch12-communicating-less --test nodes`.
 
+use ch12::hier_flags::parse;
 use ch12::nodes::{NodeGroups, Nodes};
 use mpi::traits::*;
+use toolkit::testing::refused_in_one_line;
 
 toolkit::mpi_test! {
     /// 7 ranks on 3 emulated nodes are 3, 2 and 2; one leader per node; peers per local rank.
@@ -42,8 +45,43 @@ toolkit::mpi_test! {
 fn nodes_parse_shared_or_a_count() {
     assert_eq!(Nodes::parse("shared"), Ok(Nodes::Shared));
     assert_eq!(Nodes::parse("2"), Ok(Nodes::Emulated(2)));
+    for bad in ["two", "0", "-1"] {
+        let want = "`shared` or a number of nodes, 1 or more";
+        assert_eq!(Nodes::parse(bad), Err(want.into()), "--nodes {bad}");
+    }
+}
+
+#[test]
+fn bad_hier_lab_flags_are_refused_in_one_line() {
+    let bad = [
+        (
+            "--nodes 0",
+            "invalid value '0' for '--nodes <N|shared>': `shared` or a number of nodes, 1 or more",
+        ),
+        (
+            "--reps 0",
+            "invalid value '0' for '--reps <R>': not a positive whole number",
+        ),
+        (
+            "--inter-gbps 0",
+            "invalid value '0' for '--inter-gbps <B>': not a number above 0",
+        ),
+        (
+            "--inter-us x",
+            "invalid value 'x' for '--inter-us <A>': not a number above 0",
+        ),
+        ("--nodes", "a value is required for '--nodes <N|shared>'"),
+        ("--leaders 2", "unexpected argument '--leaders' found"),
+    ];
+    refused_in_one_line(parse, &bad);
+    let ok = parse(&[]).unwrap();
+    assert_eq!((ok.nodes, ok.reps), (Nodes::Emulated(2), 20));
     assert_eq!(
-        Nodes::parse("two"),
-        Err("--nodes two: `shared` or a number of nodes".into())
+        (ok.inter_us, ok.inter_gbps, ok.inter().beta),
+        (50.0, 0.125, 0.125e9)
+    );
+    assert_eq!(
+        parse(&["--nodes".into(), "shared".into()]).unwrap().nodes,
+        Nodes::Shared
     );
 }

@@ -230,6 +230,20 @@ pub fn assert_fault_named(test_name: &str, n: u32, fault: &str, says: &[&str]) {
     }
 }
 
+/// For the labs' flag parsers: each `(flags, says)` (the flags split at spaces) is
+/// refused with one line that starts with `says`.
+pub fn refused_in_one_line<T: std::fmt::Debug>(
+    parse: fn(&[String]) -> Result<T, String>,
+    bad: &[(&str, &str)],
+) {
+    for (flags, says) in bad {
+        let args: Vec<String> = flags.split(' ').map(String::from).collect();
+        let err = parse(&args).expect_err(flags);
+        let one_line = err.starts_with(says) && !err.contains('\n');
+        assert!(one_line, "{flags}: {err}");
+    }
+}
+
 /// For planted faults: asserts that the job failed on its own (not killed at the job
 /// deadline) and within `limit`; returns its output as text for further assertions.
 pub fn assert_failed_within(out: &Outcome, limit: Duration) -> String {

@@ -6,56 +6,14 @@
 //!
 //! Run: `make run CH=12 BIN=compress` (4 ranks; `SOLUTION=1` for the answers; `NP=3` for
 //! another job; `ARGS='--steps 1000'`, `ARGS=--help` for the flags). The data are made
-//! from `--seed`, row by row, so every rank count trains the same problem. It needs ex
-//! 12.3; until it is written it says so.
+//! from `--seed`, row by row, so every rank count trains the same problem. A bad flag
+//! (`--steps 0`) is refused in one line before MPI starts. It needs ex 12.3; until it is
+//! written it says so.
 
-use ch12::lsq::{train, Problem, Run, Sync};
+use ch12::compress_flags::{help, parse};
+use ch12::lsq::{train, Run, Sync};
 use mpi::traits::*;
 use toolkit::gate::unless_todo;
-
-const USAGE: &str = "\
-usage: compress [--steps N] [--dim D] [--rows R] [--lr L] [--seed S]
-  --steps N  gradient steps per variant (default 600)
-  --dim D    features, the gradient's length (default 256)
-  --rows R   rows in the whole job, dealt to the ranks in blocks (default 2048)
-  --lr L     learning rate (default 0.3)
-  --seed S   the seed of the data (default 12)
-";
-
-struct Flags {
-    steps: usize,
-    dim: usize,
-    rows: usize,
-    lr: f32,
-    seed: u64,
-}
-
-fn parse(args: &[String]) -> Result<Flags, String> {
-    let mut f = Flags {
-        steps: 600,
-        dim: 256,
-        rows: 2048,
-        lr: 0.3,
-        seed: 12,
-    };
-    let mut it = args.iter();
-    while let Some(flag) = it.next() {
-        let v = it
-            .next()
-            .ok_or(format!("{flag} needs a value (see --help)"))?;
-        let bad = || format!("{flag} {v}: not a positive number (see --help)");
-        let count = || v.parse::<usize>().ok().filter(|&n| n > 0).ok_or_else(bad);
-        match flag.as_str() {
-            "--steps" => f.steps = count()?,
-            "--dim" => f.dim = count()?,
-            "--rows" => f.rows = count()?,
-            "--lr" => f.lr = v.parse().ok().filter(|&x: &f32| x > 0.0).ok_or_else(bad)?,
-            "--seed" => f.seed = v.parse().map_err(|_| bad())?,
-            _ => return Err(format!("unknown flag {flag} (see --help)")),
-        }
-    }
-    Ok(f)
-}
 
 /// The variants, named as the table prints them.
 const VARIANTS: [(&str, Sync); 4] = [
@@ -97,7 +55,7 @@ fn formula(sync: Sync, dim: usize) -> String {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|a| a == "--help" || a == "-h") {
-        return print!("{USAGE}");
+        return print!("{}", help());
     }
     let f = parse(&args).unwrap_or_else(|why| {
         eprintln!("compress: {why}");
@@ -111,11 +69,11 @@ fn main() {
             println!("{line}");
         }
     };
-    let problem = Problem::new(f.seed, f.rows, f.dim, rank, p);
+    let problem = f.problem.problem(rank, p);
     say(&format!(
         "compress: {p} rank(s), least squares, {} rows of {} features (seed {}), {} steps, \
          lr {}",
-        f.rows, f.dim, f.seed, f.steps, f.lr
+        f.problem.rows, f.problem.dim, f.problem.seed, f.steps, f.problem.lr
     ));
     let marks = [0, f.steps / 10, f.steps / 3, f.steps];
     let heads: Vec<String> = marks.iter().map(|m| format!("loss@{m}")).collect();
@@ -124,7 +82,9 @@ fn main() {
         "variant", "bytes", "formula", heads[0], heads[1], heads[2], heads[3], "µs/step"
     ));
     for (name, sync) in VARIANTS {
-        let run = unless_todo(&world, || train(&world, &problem, sync, f.steps, f.lr));
+        let run = unless_todo(&world, || {
+            train(&world, &problem, sync, f.steps, f.problem.lr)
+        });
         let run: Run = match run {
             Err(task) => return say(&format!("\nfinish {task} first (make check CH=12)")),
             Ok(Err(why)) => return say(&format!("compress: {why}")),
@@ -137,7 +97,7 @@ fn main() {
         say(&format!(
             "{name:<22}{:>10}{:>14}{}{:>10.1}",
             run.bytes_per_step,
-            formula(sync, f.dim),
+            formula(sync, f.problem.dim),
             losses.concat(),
             run.secs_per_step * 1e6
         ));

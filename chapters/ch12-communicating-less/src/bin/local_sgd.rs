@@ -14,7 +14,6 @@
 
 use ch12::local_flags::{help, parse, LocalFlags};
 use ch12::local_run::{train_local_slowed, LocalRun};
-use ch12::lsq::Problem;
 use mpi::traits::*;
 use toolkit::gate::unless_todo;
 use toolkit::stragglers::{self, rules, SETTING};
@@ -65,11 +64,11 @@ fn main() {
             println!("{line}");
         }
     };
-    let problem = Problem::new(f.seed, f.rows, f.dim, rank, p);
+    let problem = f.problem.problem(rank, p);
     say(&format!(
         "local_sgd: {p} rank(s), least squares, {} rows of {} features (seed {}), {} steps, \
          lr {}, target loss {:.1e}",
-        f.rows, f.dim, f.seed, f.steps, f.lr, f.target
+        f.problem.rows, f.problem.dim, f.problem.seed, f.steps, f.problem.lr, f.target
     ));
     let text = std::env::var(SETTING).unwrap_or_else(|_| lab_rule(p as i32));
     let source = match stragglers::from_setting() {
@@ -110,7 +109,7 @@ fn main() {
         for &h in &f.every {
             stragglers::set(rules.clone());
             let run = unless_todo(&world, || {
-                train_local_slowed(&world, &problem, h, f.steps, f.lr, *per_step)
+                train_local_slowed(&world, &problem, h, f.steps, f.problem.lr, *per_step)
             });
             stragglers::set(vec![]);
             match run {
