@@ -84,6 +84,14 @@ pub fn host_cores() -> usize {
     usize::try_from(online).unwrap_or(1).max(1)
 }
 
+/// `1 rank`, `4 ranks`: a rank count as the labs' first lines say it.
+pub fn rank_count(ranks: usize) -> String {
+    match ranks {
+        1 => "1 rank".into(),
+        n => format!("{n} ranks"),
+    }
+}
+
 /// The caveat that goes next to every timing a lab prints: with more ranks than cores,
 /// the ranks take turns on the cores and a rank's wait includes the others' work.
 pub fn oversubscription_note(ranks: usize) -> String {
@@ -134,5 +142,13 @@ mod tests {
         );
         assert!(oversubscription_note_for(2, 2).contains("one core each"));
         assert!(host_cores() >= 1);
+    }
+
+    #[test]
+    fn one_rank_is_singular() {
+        assert_eq!(
+            (rank_count(1), rank_count(4)),
+            ("1 rank".into(), "4 ranks".into())
+        );
     }
 }

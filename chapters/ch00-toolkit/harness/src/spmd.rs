@@ -90,9 +90,8 @@ fn relaunch() -> i32 {
             }
         },
     };
-    eprintln!(
-        "[workbook] {name}: not started by mpirun; re-launching with {ranks} ranks (NP={ranks})"
-    );
+    let count = crate::report::rank_count(ranks as usize);
+    eprintln!("[workbook] {name}: not started by mpirun; re-launching with {count} (NP={ranks})");
     match Job::new(exe.to_string_lossy())
         .ranks(ranks)
         .args(args)

@@ -20,6 +20,7 @@ use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use toolkit::gate::unless_todo;
+use toolkit::report::rank_count;
 
 /// `mine` summed over the ranks, on every rank.
 fn summed(world: &SimpleCommunicator, mine: &[usize]) -> Vec<u64> {
@@ -70,8 +71,9 @@ fn main() {
     };
     let held: Vec<String> = (0..p).map(|r| format!("{:?}", layout.local(r))).collect();
     say(&format!(
-        "moe: {p} ranks, {} experts held as {}, k = {}, capacity factor {}, {tokens} tokens \
-         per rank, hidden {hidden}",
+        "moe: {}, {} experts held as {}, k = {}, capacity factor {}, {tokens} tokens per \
+         rank, hidden {hidden}",
+        rank_count(p),
         cfg.experts,
         held.join(" "),
         cfg.k,

@@ -19,6 +19,7 @@ use mpi::traits::*;
 use std::time::{Duration, Instant};
 use toolkit::gate::unless_todo;
 use toolkit::plot::{linear_svg, Series};
+use toolkit::report::rank_count;
 use trainer_kit::place::place;
 
 fn main() {
@@ -52,9 +53,10 @@ fn main() {
     for s in &runs {
         let e = s.cfg.experts;
         say(&format!(
-            "\nmoe_train: α = {}, {p} ranks, {e} experts, k = {}, capacity factor {}, {} tokens \
-             per rank, hidden {}, Adam lr {}, skew {}, router scale {}, on {:?}",
+            "\nmoe_train: α = {}, {}, {e} experts, k = {}, capacity factor {}, {} tokens per \
+             rank, hidden {}, Adam lr {}, skew {}, router scale {}, on {:?}",
             s.alpha,
+            rank_count(p),
             s.cfg.k,
             s.cfg.capacity_factor,
             s.tokens,

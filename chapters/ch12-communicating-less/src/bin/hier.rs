@@ -29,6 +29,7 @@ use mpi::traits::*;
 use std::time::Instant;
 use toolkit::compare::close_sums;
 use toolkit::gate::unless_todo;
+use toolkit::report::rank_count;
 
 /// The vector sizes timed, in bytes.
 const SIZES: [usize; 4] = [1 << 10, 16 << 10, 256 << 10, 4 << 20];
@@ -73,12 +74,7 @@ fn main() {
     };
     let (q, n) = (groups.sizes[0], groups.nodes());
     let busy = groups.uniform();
-    let ranks = if p == 1 {
-        "1 rank".into()
-    } else {
-        format!("{p} ranks")
-    };
-    say(&format!("hier: {ranks} as {}", groups.describe()));
+    say(&format!("hier: {} as {}", rank_count(p), groups.describe()));
     // Check every schedule once on a small vector, and find the unwritten exercises.
     let xs: Vec<f32> = (0..1000)
         .map(|i| ((i * 7 + rank * 13) % 17) as f32 - 8.0)
