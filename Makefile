@@ -1,6 +1,7 @@
 # The workbook's user interface. `make help` lists the targets.
 #   make tour              setup, then every chapter's labs (with the solutions) under mpirun
 #   make test              setup, every test against the solutions, verify, the book
+#   make test-times        where the last make test's time went (slowest launches, per package)
 #   make test-mpich        every test against the solutions under MPICH (installs it if missing)
 #   make doctor            pre-workshop check of this machine; ends in one line for the class chat
 #   make check [CH=NN]     your code: exercises passed / failing / not started (all chapters without CH)
@@ -42,7 +43,7 @@ WORKBOOK := cargo run -q -p course --bin workbook --
 # CLUSTER=netns: the command runs with the two-node namespace cluster up (root only).
 ON_CLUSTER := $(if $(filter netns,$(CLUSTER)),scripts/cluster/netns.sh run,$(if $(CLUSTER),$(error CLUSTER=$(CLUSTER): the only cluster is CLUSTER=netns)))
 
-.PHONY: help setup tour test test-mpich check run diagnose verify book serve bench bench-smoke outputs doctor class teaching handout release gpu-kit gpu-kit-dry anchors
+.PHONY: help setup tour test test-times test-mpich check run diagnose verify book serve bench bench-smoke outputs doctor class teaching handout release gpu-kit gpu-kit-dry anchors
 help:
 	@# The header comment of this file, from its second line to the first blank line.
 	@sed -n '2,/^$$/p' Makefile | sed -n 's/^# \{0,1\}//p'
@@ -60,11 +61,22 @@ tour: setup
 	done
 	@echo; echo "tour: every lab ran. Next: read book/build/index.html (make book), then make check CH=00."
 
+# make test builds everything once: without incremental compilation, which only pays back
+# when the same crate is rebuilt after a small edit (your `make check`), and takes 2.2 GB.
+test test-mpich: export CARGO_INCREMENTAL := 0
 test: setup
-	cargo test --workspace --features solution
+	@rm -f $(TARGET_DIR)/workbook/launches.csv
+	cargo test --workspace --features solution --timings
 	$(WORKBOOK) verify --stubs-only
 	mdbook build book
-	@echo "make test: all tests passed, every stub fails loudly, the book builds"
+	@$(WORKBOOK) test-times $(TARGET_DIR) | tail -n 1
+	@echo "make test: all tests passed, every stub fails loudly, the book builds (make test-times: where the time went)"
+
+# Where the time of the last `make test` went: the 20 slowest mpirun launches, launches and
+# build seconds per package (target/workbook/launches.csv, a row per launch, and cargo's
+# --timings report).
+test-times:
+	@$(WORKBOOK) test-times $(TARGET_DIR)
 
 # The tests under MPICH, in a target folder of their own (rsmpi's build script does not
 # rerun when the MPI changes). MPICH is installed when missing: as root, or through sudo.
@@ -84,6 +96,9 @@ test-mpich: setup
 	  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then sudo bash -c "$(MPICH_INSTALL)" || exit 1; \
 	  else echo "make test-mpich: MPICH is missing; run: sudo apt-get update && sudo apt-get install -y mpich libmpich-dev"; exit 2; fi; \
 	fi
+	@# The dependencies that do not link MPI (LibTorch's bindings above all) are copied from
+	@# the Open MPI build when there is one: scripts/seed_target.py.
+	@python3 scripts/seed_target.py "$(TARGET_DIR)/debug" "$(TARGET_DIR)/mpich/debug"
 	@export MPICC=mpicc.mpich MPIRUN=mpirun.mpich CARGO_TARGET_DIR="$(TARGET_DIR)/mpich"; \
 	whole="toolkit trainer-kit workbook-toolchain" named= tests=; \
 	for nn in $(CHAPTERS); do \

@@ -32,3 +32,36 @@ fn no_two_chapters_share_a_binary_name() {
     );
     assert!(seen.len() > 10, "found only {seen:?}: is the walk right?");
 }
+
+/// Every lab is a program, not a test harness: `[[bin]] ... test = false` in its chapter's
+/// Cargo.toml. Without it `cargo test` links a test harness per lab (LibTorch and MPI in
+/// each) that holds no test: 48 links per build before this rule.
+#[test]
+fn every_lab_is_built_without_a_test_harness() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut missing = vec![];
+    for chapter in course::registry::chapter_dirs(&root).unwrap() {
+        let manifest = std::fs::read_to_string(chapter.join("Cargo.toml")).unwrap();
+        let declared: Vec<&str> = manifest.split("[[bin]]").skip(1).collect();
+        for bin in std::fs::read_dir(chapter.join("src/bin"))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let file = bin.file_name().to_string_lossy().into_owned();
+            let name = file.trim_end_matches(".rs");
+            let quiet = declared.iter().any(|d| {
+                let d = d.split("\n[").next().unwrap_or("");
+                d.contains(&format!("name = \"{name}\"")) && d.contains("test = false")
+            });
+            if !quiet {
+                missing.push(format!("{}: {name}", chapter.display()));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "labs without `[[bin]] name = \"...\" path = \"...\" test = false` in their \
+         chapter's Cargo.toml: {missing:?}"
+    );
+}

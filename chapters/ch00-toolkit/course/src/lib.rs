@@ -13,7 +13,8 @@
 //! - [`progress`]: the progress file each `make check` writes and the class table
 //!   `make class` merges;
 //! - [`schedule`], [`course_map`], [`teaching`]: the teaching pages made from the plan;
-//! - [`handout`]: the course without solutions, and releasing one chapter's.
+//! - [`handout`]: the course without solutions, and releasing one chapter's;
+//! - [`times`]: `make test-times`, where the time of `make test` went.
 //!
 //! Run its tests: `cargo test -p course`; the binary: `cargo run -q -p course --bin
 //! workbook -- help` (the Makefile's `$(WORKBOOK)`).
@@ -30,4 +31,5 @@ pub mod registry_check;
 pub mod schedule;
 pub mod teaching;
 pub mod test_run;
+pub mod times;
 pub mod waiting;

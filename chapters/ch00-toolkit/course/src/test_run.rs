@@ -17,11 +17,28 @@ pub fn cargo_test(root: &Path, package: &str, solution: bool) -> TestRun {
     cargo_test_with(root, package, solution, &[])
 }
 
+/// The stubs' check for `make verify`: only the tests of the exercises `ids` (`3.1` runs
+/// the tests named `ex3_1_...`), no doc tests, no test of the given code (`make test` has
+/// just run those with the solutions). Each exercise test stops at its first rank count:
+/// a stub fails there.
+pub fn cargo_test_exercises(root: &Path, package: &str, ids: &[String]) -> TestRun {
+    let filters: Vec<String> = ids
+        .iter()
+        .map(|id| format!("ex{}_", id.replace('.', "_")))
+        .collect();
+    run(root, package, false, &["--tests"], &filters)
+}
+
 /// [`cargo_test`] passing `libtest` to every test binary (e.g. `--exact`, `--skip NAME`).
 pub fn cargo_test_with(root: &Path, package: &str, solution: bool, libtest: &[String]) -> TestRun {
+    run(root, package, solution, &[], libtest)
+}
+
+fn run(root: &Path, package: &str, solution: bool, cargo: &[&str], libtest: &[String]) -> TestRun {
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cmd.current_dir(root)
-        .args(["test", "-p", package, "--no-fail-fast"]);
+        .args(["test", "-p", package, "--no-fail-fast"])
+        .args(cargo);
     // A backtrace of the test harness itself tells a learner nothing.
     cmd.env("RUST_BACKTRACE", "0");
     if solution {

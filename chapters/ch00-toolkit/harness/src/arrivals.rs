@@ -5,7 +5,7 @@
 //!
 //! While on ([`start`] to [`stop`]), the collective wrappers ([`crate::wrappers`], and
 //! [`MPI_Iallreduce`] here) note, for each collective this thread enters on a
-//! communicator that holds every rank of `MPI_COMM_WORLD`, its name, its bytes and the
+//! communicator that holds every rank of the test's world ([`crate::job::test_world`]), its name, its bytes and the
 //! time it was entered (after a [`crate::stragglers`] wait, which stands for slow compute
 //! before the call). A program timed on fewer cores than ranks starts its allreduce with
 //! `MPI_Iallreduce` and waits for it with [`crate::idle::wait`]: ranks blocked in
@@ -170,12 +170,14 @@ pub(crate) fn keep_linked() {
     std::hint::black_box(MPI_Iallreduce as *const ());
 }
 
-/// True when `comm` holds every rank of `MPI_COMM_WORLD` (a local query).
+/// True when `comm` holds every rank of the test's world (`MPI_COMM_WORLD`, or the
+/// communicator of one rank count, [`crate::job::test_world`]; a local query).
 fn spans_world(comm: mpi::ffi::MPI_Comm) -> bool {
     use mpi::ffi;
     let mut result = 0;
+    let world = crate::job::test_world();
     // SAFETY: `comm` is the caller's valid communicator; `result` is ours.
-    unsafe { ffi::PMPI_Comm_compare(comm, ffi::RSMPI_COMM_WORLD, &mut result) };
+    unsafe { ffi::PMPI_Comm_compare(comm, world, &mut result) };
     result == ffi::MPI_IDENT as i32 || result == ffi::MPI_CONGRUENT as i32
 }
 

@@ -13,7 +13,8 @@
 //! the ranks disagree, or the rank that never arrived. PyTorch's NCCL flight recorder
 //! (`TORCH_NCCL_TRACE_BUFFER_SIZE`) keeps the same record for the same reason.
 //!
-//! A communicator is named the same on every rank: `WORLD`, or the world ranks it holds
+//! A communicator is named the same on every rank: `WORLD` (the test's world,
+//! [`crate::job::test_world`]), or the world ranks it holds
 //! (`ranks 0, 2` or `ranks 0-3`); found once per communicator (local calls only) and
 //! forgotten by `MPI_Comm_free`, whose handle the library may reuse.
 //! `WORKBOOK_RECORD=0` switches it off with the recorder of blocked calls.
@@ -181,22 +182,29 @@ fn key_of(comm: ffi::MPI_Comm) -> i32 {
 /// `WORLD`, or the world ranks `comm` holds, the same text on each of them.
 fn name_of(comm: ffi::MPI_Comm) -> String {
     let mut result = 0;
+    let world = crate::job::test_world();
     // SAFETY: local queries on the caller's valid communicator; the out-values are ours,
     // the groups made here are freed here.
     unsafe {
-        ffi::PMPI_Comm_compare(comm, ffi::RSMPI_COMM_WORLD, &mut result);
+        ffi::PMPI_Comm_compare(comm, world, &mut result);
         if result == ffi::MPI_IDENT as i32 {
             return "WORLD".into();
         }
-        let (mut group, mut world, mut size) = (std::mem::zeroed(), std::mem::zeroed(), 0);
+        let (mut group, mut world_group, mut size) = (std::mem::zeroed(), std::mem::zeroed(), 0);
         ffi::PMPI_Comm_group(comm, &mut group);
-        ffi::PMPI_Comm_group(ffi::RSMPI_COMM_WORLD, &mut world);
+        ffi::PMPI_Comm_group(world, &mut world_group);
         ffi::PMPI_Group_size(group, &mut size);
         let ranks: Vec<i32> = (0..size).collect();
         let mut in_world = vec![0i32; size as usize];
-        ffi::PMPI_Group_translate_ranks(group, size, ranks.as_ptr(), world, in_world.as_mut_ptr());
+        ffi::PMPI_Group_translate_ranks(
+            group,
+            size,
+            ranks.as_ptr(),
+            world_group,
+            in_world.as_mut_ptr(),
+        );
         ffi::PMPI_Group_free(&mut group);
-        ffi::PMPI_Group_free(&mut world);
+        ffi::PMPI_Group_free(&mut world_group);
         let copy = if result == ffi::MPI_CONGRUENT as i32 {
             "a copy of WORLD, "
         } else {

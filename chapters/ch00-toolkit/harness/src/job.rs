@@ -22,6 +22,35 @@ pub(crate) fn started(rank: i32, granted: Threading) {
     WORLD_RANK.store(rank, Ordering::SeqCst);
 }
 
+/// The communicator a test's body runs on, when it is not `MPI_COMM_WORLD` itself.
+struct TestWorld(mpi::ffi::MPI_Comm);
+// SAFETY: a handle, only passed to local MPI queries (compare, group) by the thread that
+// notes a call.
+unsafe impl Send for TestWorld {}
+static TEST_WORLD: std::sync::Mutex<Option<TestWorld>> = std::sync::Mutex::new(None);
+
+/// Makes `comm` the test's world (`None`: `MPI_COMM_WORLD` again). A test that runs several
+/// rank counts in one launch gives each its own communicator ([`crate::sizes`]), which
+/// its body knows as its world: the flight recorder names it `WORLD`, the arrival
+/// recorder records its collectives. Its ranks are the first ranks of `MPI_COMM_WORLD`, so
+/// the rank numbers the reports give stay the same.
+pub fn set_test_world(comm: Option<mpi::ffi::MPI_Comm>) {
+    *TEST_WORLD.lock().unwrap_or_else(|e| e.into_inner()) = comm.map(TestWorld);
+}
+
+/// The test's world: the communicator [`set_test_world`] gave, else `MPI_COMM_WORLD`.
+pub fn test_world() -> mpi::ffi::MPI_Comm {
+    match TEST_WORLD
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_ref()
+    {
+        Some(world) => world.0,
+        // SAFETY: reading the library's predefined handle.
+        None => unsafe { mpi::ffi::RSMPI_COMM_WORLD },
+    }
+}
+
 /// `MPI_THREAD_FUNNELED` and friends, as the standard names them.
 pub fn level_name(level: Threading) -> &'static str {
     match level {

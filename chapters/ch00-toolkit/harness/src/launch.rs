@@ -34,6 +34,8 @@ pub struct Job {
     ranks: u32,
     timeout: Duration,
     envs: Vec<(String, String)>,
+    /// The rank counts this launch runs, for the launch log (default: `ranks`).
+    sizes: Option<String>,
 }
 
 /// Jobs in one process run one at a time: two jobs on a 2-core laptop would each time out.
@@ -50,6 +52,7 @@ impl Job {
             ranks: 4,
             timeout,
             envs: vec![],
+            sizes: None,
         }
     }
 
@@ -69,6 +72,20 @@ impl Job {
     pub fn timeout(mut self, t: Duration) -> Self {
         self.timeout = t;
         self
+    }
+
+    /// The rank counts the launch runs on sub-communicators ([`crate::sizes`]), as the
+    /// launch log (`workbook_settings::launches`) shows them.
+    pub fn sizes(mut self, sizes: &[u32]) -> Self {
+        let text: Vec<String> = sizes.iter().map(u32::to_string).collect();
+        self.sizes = Some(text.join(" "));
+        self
+    }
+
+    /// The row this job adds to the launch log.
+    fn log(&self, wall: Duration, outcome: &str) {
+        let sizes = self.sizes.clone().unwrap_or_else(|| self.ranks.to_string());
+        workbook_settings::launches::append(&self.program, self.ranks, &sizes, wall, outcome);
     }
 
     /// An environment variable for the ranks.
@@ -129,12 +146,14 @@ impl Job {
                 text,
             });
         }
-        Ok(Outcome {
+        let outcome = Outcome {
             status,
             timed_out,
             lines,
             wall: start.elapsed(),
-        })
+        };
+        self.log(outcome.wall, &outcome_word(status, timed_out));
+        Ok(outcome)
     }
 
     /// Runs the job with the terminal as its output (labs use this); returns the exit code.
@@ -152,7 +171,9 @@ impl Job {
             crate::launcher_output::forward_without_noise(stderr, &mut std::io::stderr())
         });
         let watch = crate::rank_exits::watch(child.id(), self.ranks);
+        let start = Instant::now();
         let result = crate::session::wait_or_kill(&mut child, self.timeout, flavor);
+        self.log(start.elapsed(), &outcome_word(result.0, result.1));
         let first = watch.first_to_end();
         let (omitted, reports) = forward.join().unwrap_or_default();
         let reports: Vec<&str> = reports.iter().map(String::as_str).collect();
@@ -176,5 +197,14 @@ impl Job {
                 self.timeout.as_secs()
             )),
         }
+    }
+}
+
+/// The launch log's word for how a job ended: `ok`, `exit N`, `signal`, `timed out`.
+fn outcome_word(status: Option<std::process::ExitStatus>, timed_out: bool) -> String {
+    match (status, timed_out) {
+        (_, true) | (None, _) => "timed out".into(),
+        (Some(s), _) if s.success() => "ok".into(),
+        (Some(s), _) => s.code().map_or("signal".into(), |c| format!("exit {c}")),
     }
 }

@@ -28,6 +28,7 @@ pub fn learner_view(out: &Outcome) -> String {
     let said = out.lines.iter().filter(|l| {
         l.rank.is_some()
             && !l.is_libtest_noise()
+            && !crate::sizes::is_start_line(&l.text)
             && !crate::launcher_output::launcher_noise(&l.text)
     });
     let said: Vec<_> = said.collect();

@@ -9,7 +9,8 @@
 //! - [`launch`]: run a program under a launcher with a deadline; [`launcher`]: which one
 //!   `$MPIRUN` is (Open MPI, MPICH/Hydra, Slurm srun) and its flags; [`outcome`]: each
 //!   rank's output; [`rank_exits`]: which rank ended first; [`session`]: ending every
-//!   rank for sure; [`cores`]: the jobs of one test binary share the machine's cores.
+//!   rank for sure; [`cores`]: the jobs of one test binary share the machine's cores;
+//!   each launch is a row of `target/workbook/launches.csv` (`workbook_settings::launches`).
 //! - [`spmd`]: fail fast: a panic on one rank aborts the whole job with `rank R: ...`.
 //! - [`lockstep`]: proptest on every rank at once, verdicts agreed by an allreduce.
 //! - [`watchdog`] + [`intercept`]: a hung case is named with the MPI call each thread of
@@ -34,7 +35,9 @@
 //!   setting with its default.
 //! - [`testing`]: MPI tests written as plain `#[test]` functions ([`learner_view`]: what a
 //!   learner sees of a failed job); [`declare`]: the
-//!   [`mpi_test!`] macro that declares one (name, rank counts, element types) at once.
+//!   [`mpi_test!`] macro that declares one (name, rank counts, element types) at once;
+//!   [`sizes`]: every rank count of a test in one launch, each on a communicator of its
+//!   own; [`planted`]: a fault planted in a test, its report asserted.
 //! - [`elem`], [`ops`]: the element types (i32, i64, f32, f64) and the reduction
 //!   operations every chapter uses, with MPI's operation for each.
 //! - [`split`]: blocks of `0..n` over `parts` owners (exercise 0.1's blocks, found another
@@ -73,11 +76,13 @@ pub mod ops;
 pub mod outcome;
 pub mod panics;
 pub mod perfetto;
+pub mod planted;
 pub mod plot;
 pub mod rank_exits;
 pub mod report;
 mod rule_setting;
 pub mod session;
+pub mod sizes;
 pub mod slow_links;
 pub mod split;
 pub mod spmd;

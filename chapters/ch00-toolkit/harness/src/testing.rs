@@ -22,19 +22,24 @@ pub(crate) const RAN: &str = "[workbook] ran";
 // ANCHOR: at_ranks
 pub fn at_ranks<F>(test_name: &str, ranks: &[u32], body: F)
 where
-    F: FnOnce(&SimpleCommunicator) -> Result<(), String>,
+    F: Fn(&SimpleCommunicator) -> Result<(), String>,
 {
     at_ranks_with(test_name, ranks, Threading::Funneled, body)
 }
 
 /// [`at_ranks`] for a body that needs the thread level `needed` (e.g. `Multiple` when
 /// its threads call MPI): every rank refuses to run it if the library grants less.
+///
+/// Several rank counts run in one launch at the largest ([`crate::sizes`]).
 pub fn at_ranks_with<F>(test_name: &str, ranks: &[u32], needed: Threading, body: F)
 where
-    F: FnOnce(&SimpleCommunicator) -> Result<(), String>,
+    F: Fn(&SimpleCommunicator) -> Result<(), String>,
 {
     if launch::under_mpirun() {
-        run_body_with(test_name, needed, body);
+        match crate::sizes::wanted(test_name) {
+            Some(sizes) => crate::sizes::run_each(test_name, &sizes, needed, body),
+            None => run_body_with(test_name, needed, body),
+        }
     }
     if let Some(hung) = hung_sibling(test_name) {
         fail(&format!(
@@ -42,16 +47,29 @@ where
              fix that one first (each hang costs a deadline)"
         ));
     }
-    for &n in ranks {
-        let out = launch(test_name, n, &[]);
-        if let Err(why) = verdict(test_name, n, &out) {
-            if out.wall >= crate::watchdog::case_limit() && why.contains("DEADLOCK?") {
-                HUNG.lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push(test_name.to_string());
-            }
-            fail(&why);
+    let (failure, wall) = match ranks {
+        [] => (None, Duration::ZERO),
+        [n] => {
+            let out = launch(test_name, *n, &[]);
+            (verdict(test_name, *n, &out).err(), out.wall)
         }
+        sizes => {
+            let out = launch_sizes(test_name, sizes);
+            let failure = match crate::sizes::first_failed(test_name, sizes, &out) {
+                None if out.success() => None,
+                None => verdict(test_name, sizes[sizes.len() - 1], &out).err(),
+                Some(n) => Some(crate::sizes::verdict_at(test_name, n, sizes, &out)),
+            };
+            (failure, out.wall)
+        }
+    };
+    if let Some(why) = failure {
+        if wall >= crate::watchdog::case_limit() && why.contains("DEADLOCK?") {
+            HUNG.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(test_name.to_string());
+        }
+        fail(&why);
     }
 }
 
@@ -109,36 +127,51 @@ pub fn fail(why: &str) -> ! {
     std::panic::resume_unwind(Box::new(why.to_string()))
 }
 
-/// The seed [`launch_self`] gives a planted fault unless one is set: a planted fault's
-/// report (its shrunk case above all) must be the same on every run, or the test that
-/// asserts it would be flaky. Exercise checks ([`at_ranks`]) keep a fresh seed per run.
-pub const PLANTED_SEED: &str = "20261129";
-
-/// Launches this test binary under mpirun with `n` ranks, running only `test_name`
-/// (which should call [`run_body`] or [`at_ranks`]). Extra environment in `env`. The
-/// lockstep seed is [`PLANTED_SEED`] unless `env` or the environment sets `WORKBOOK_SEED`.
-pub fn launch_self(test_name: &str, n: u32, env: &[(&str, &str)]) -> Outcome {
-    let seeded = std::env::var_os("WORKBOOK_SEED").is_some()
-        || env.iter().any(|(k, _)| *k == "WORKBOOK_SEED");
-    let mut env = env.to_vec();
-    if !seeded {
-        env.push(("WORKBOOK_SEED", PLANTED_SEED));
-    }
-    launch(test_name, n, &env)
+/// Launches this test binary once at the largest of `sizes`, its ranks running `test_name`
+/// at each count ([`crate::sizes`]); the job's deadline is one job's per count.
+fn launch_sizes(test_name: &str, sizes: &[u32]) -> Outcome {
+    let n = sizes.iter().copied().max().unwrap_or(1);
+    let value = crate::sizes::env_value(test_name, sizes);
+    let env = [(crate::sizes::ENV, value.as_str())];
+    let timeout = workbook_settings::settings::job_timeout() * sizes.len() as u32;
+    launch_job(test_name, n, &env, sizes, timeout)
 }
 
 /// Launches this test binary under mpirun with `n` ranks, running only `test_name`.
-fn launch(test_name: &str, n: u32, env: &[(&str, &str)]) -> Outcome {
+pub(crate) fn launch(test_name: &str, n: u32, env: &[(&str, &str)]) -> Outcome {
+    let timeout = workbook_settings::settings::job_timeout();
+    launch_job(test_name, n, env, &[n], timeout)
+}
+
+/// libtest's full name of the running test `test_name`: libtest runs each test on a
+/// thread named after it (`ring::ex3_1_...` for a test in a module), so a test declared
+/// in a module of `tests/main.rs` is asked for by the name libtest knows.
+pub fn libtest_name(test_name: &str) -> String {
+    let thread = std::thread::current();
+    match thread.name() {
+        Some(full) if full.ends_with(&format!("::{test_name}")) => full.to_string(),
+        _ => test_name.to_string(),
+    }
+}
+
+fn launch_job(
+    test_name: &str,
+    n: u32,
+    env: &[(&str, &str)],
+    sizes: &[u32],
+    timeout: Duration,
+) -> Outcome {
     let exe = std::env::current_exe().expect("cannot find the test binary");
+    let full = libtest_name(test_name);
     let args = [
-        test_name,
+        full.as_str(),
         "--exact",
         "--nocapture",
         "--include-ignored",
         "--test-threads=1",
     ];
     let mut job = Job::new(exe.to_string_lossy()).ranks(n).args(args);
-    job = job.timeout(workbook_settings::settings::job_timeout());
+    job = job.timeout(timeout).sizes(sizes);
     for (k, v) in env {
         job = job.env(k, *v);
     }
@@ -171,13 +204,30 @@ where
     println!();
     let universe = crate::spmd::start_rank_with(needed);
     let world = universe.world();
+    let verdict = run_once(test_name, &world, body);
+    drop(world);
+    drop(universe);
+    std::process::exit(i32::from(verdict.is_err()));
+}
+
+/// The body on `comm`, guarded by the watchdog, its verdict agreed by every rank of
+/// `comm`; rank 0 says it (`[workbook] ran `test` at n ranks: ok`).
+pub(crate) fn run_once<F>(
+    test_name: &str,
+    comm: &SimpleCommunicator,
+    body: F,
+) -> Result<(), (i32, String)>
+where
+    F: FnOnce(&SimpleCommunicator) -> Result<(), String>,
+{
     // The whole body is guarded, not only its property cases: a hang anywhere in it is
     // named with its rank and call within the case deadline.
     crate::watchdog::guard_body(test_name);
-    let mine = body(&world);
+    let mine = body(comm);
     crate::watchdog::body_finished();
-    let verdict = crate::lockstep::agree_on(&world, mine);
-    if world.rank() == 0 {
+    let verdict = crate::lockstep::agree_on(comm, mine);
+    crate::watchdog::unguard_body();
+    if comm.rank() == 0 {
         match &verdict {
             // A property's report is agreed by every rank: who said it adds nothing.
             Err((_, why)) if why.starts_with("property `") => crate::spmd::say(why),
@@ -185,72 +235,9 @@ where
             Ok(()) => {}
         }
         let word = if verdict.is_ok() { "ok" } else { "FAILED" };
-        println!("{RAN} `{test_name}` at {} ranks: {word}", world.size());
+        println!("{RAN} `{test_name}` at {} ranks: {word}", comm.size());
     }
-    drop(world);
-    drop(universe);
-    std::process::exit(i32::from(verdict.is_err()));
-}
-
-/// A planted fault in a learner's own test: runs the test `test_name` of this test binary
-/// at `n` ranks with `WORKBOOK_FAULT=fault` (see [`crate::faults`]) and a 3 s deadline
-/// (`WORKBOOK_CASE_TIMEOUT=3`; the learner's check waits the default). Asserts that the
-/// job ended on its own, named, well before the job deadline, and returns what the
-/// learner sees of it. For the chapters' `planted_*` tests (built with the solutions).
-/// The report is also kept for the book (see [`keep_for_the_book`]) as
-/// `target/workbook/planted/<test_name>-with-fault.txt`, headed by the command that shows
-/// it.
-pub fn with_fault(test_name: &str, n: u32, fault: &str) -> String {
-    let env = [("WORKBOOK_FAULT", fault), ("WORKBOOK_CASE_TIMEOUT", "3")];
-    let out = launch_self(test_name, n, &env);
-    assert_failed_within(&out, Duration::from_secs(60));
-    let seen = learner_view(&out);
-    let package = std::env::var("CARGO_PKG_NAME").unwrap_or_else(|_| "<package>".into());
-    let exe = std::env::current_exe().unwrap_or_default();
-    let stem = exe.file_stem().map(|s| s.to_string_lossy().into_owned());
-    let file = stem
-        .as_deref()
-        .and_then(|s| s.rsplit_once('-'))
-        .map(|(f, _)| f.to_string());
-    let shown = format!(
-        "$ WORKBOOK_FAULT={fault} WORKBOOK_CASE_TIMEOUT=3 cargo test -p {package} --features \
-         solution --test {} {test_name}\n`{test_name}` failed at {n} ranks\n{seen}",
-        file.unwrap_or_else(|| "<file>".into())
-    );
-    crate::report::write_file(&format!("planted/{test_name}-with-fault.txt"), &shown)
-        .expect("write target/workbook/planted");
-    seen
-}
-
-/// [`with_fault`], then asserts that what the learner sees holds each of `says`.
-pub fn assert_fault_named(test_name: &str, n: u32, fault: &str, says: &[&str]) {
-    let seen = with_fault(test_name, n, fault);
-    for said in says {
-        assert!(seen.contains(said), "expected {said:?} in:\n{seen}");
-    }
-}
-
-/// For the labs' flag parsers: each `(flags, says)` (the flags split at spaces) is
-/// refused with one line that starts with `says`.
-pub fn refused_in_one_line<T: std::fmt::Debug>(
-    parse: fn(&[String]) -> Result<T, String>,
-    bad: &[(&str, &str)],
-) {
-    for (flags, says) in bad {
-        let args: Vec<String> = flags.split(' ').map(String::from).collect();
-        let err = parse(&args).expect_err(flags);
-        let one_line = err.starts_with(says) && !err.contains('\n');
-        assert!(one_line, "{flags}: {err}");
-    }
-}
-
-/// For planted faults: asserts that the job failed on its own (not killed at the job
-/// deadline) and within `limit`; returns its output as text for further assertions.
-pub fn assert_failed_within(out: &Outcome, limit: Duration) -> String {
-    let text = out.text();
-    assert!(!out.success() && !out.timed_out, "{text}");
-    assert!(out.wall < limit, "took {:?}:\n{text}", out.wall);
-    text
+    verdict
 }
 
 /// Ok if the job passed and really ran `test_name`; else a message a learner can act on.
@@ -279,13 +266,11 @@ pub fn verdict(test_name: &str, n: u32, out: &Outcome) -> Result<(), String> {
     ))
 }
 
-/// Keeps what the harness printed for a planted fault in `target/workbook/planted/`, for
-/// the book (`make outputs CH=00` copies it), headed by the command that reproduces it.
-pub fn keep_for_the_book(test_file: &str, test: &str, text: &str) {
-    let shown = format!("$ cargo test -p toolkit --test {test_file} {test}\n{text}");
-    crate::report::write_file(&format!("planted/{test}.txt"), &shown)
-        .expect("write target/workbook/planted");
-}
+/// The planted faults' helpers (see [`crate::planted`]).
+pub use crate::planted::{
+    assert_failed_within, assert_fault_named, keep_for_the_book, launch_self, refused_in_one_line,
+    with_fault, PLANTED_SEED,
+};
 
 /// What a learner sees of a failed job: see [`crate::learner_view`].
 pub use crate::learner_view::learner_view;

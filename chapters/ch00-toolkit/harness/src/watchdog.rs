@@ -106,6 +106,12 @@ pub fn body_finished() {
     }
 }
 
+/// Stops guarding the body: this rank has nothing of the test left to run (it waits
+/// while other rank counts run, [`crate::sizes`]).
+pub fn unguard_body() {
+    *BODY.lock().unwrap_or_else(|e| e.into_inner()) = None;
+}
+
 /// Says how to reproduce what runs now (a property sets it; `None` clears it).
 pub fn set_reproduce(how: Option<String>) {
     *REPRODUCE.lock().unwrap_or_else(|e| e.into_inner()) = how;

@@ -4,9 +4,12 @@
 //! builds without MPI.
 //!
 //! - [`settings`]: every `WORKBOOK_*` setting with its one default (the book's table);
-//! - [`out`]: `target/workbook/` (or `WORKBOOK_OUT`), where labs and checks write files.
+//! - [`out`]: `target/workbook/` (or `WORKBOOK_OUT`), where labs and checks write files;
+//! - [`launches`]: the launch log, a row per `mpirun` (written by the toolkit, read by
+//!   `make test-times`).
 //!
 //! Run its tests: `cargo test -p workbook-settings`.
 
+pub mod launches;
 pub mod out;
 pub mod settings;

@@ -33,7 +33,14 @@ pub const SETTINGS: &[Setting] = &[
         name: "WORKBOOK_JOB_TIMEOUT",
         default: "300",
         meaning: "seconds a whole mpirun job may take before every process of it is killed \
-                  (a test body still running 10 s before it is named by the watchdog)",
+                  (a test body still running 10 s before it is named by the watchdog); a \
+                  launch that runs several rank counts gets this much per count",
+    },
+    Setting {
+        name: "WORKBOOK_SIZES",
+        default: "unset",
+        meaning: "set by the harness, not by you: the rank counts a test's ranks run in one \
+                  launch, each on a communicator of its own (`test=1,2,4`)",
     },
     Setting {
         name: "WORKBOOK_FAULT",

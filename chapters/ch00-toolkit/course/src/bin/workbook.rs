@@ -4,7 +4,8 @@
 //! workbook check NN    run chapter NN's tests on your code; a table per exercise
 //! workbook check       every chapter's table, then a one-line summary per chapter
 //! workbook verify      every stub fails with its own `ex N.M` message, every solution passes
-//! workbook verify --stubs-only   the first half (make test has just run the solutions)
+//! workbook verify --stubs-only   the first half (make test has just run the solutions):
+//!                      the exercises' own tests only, on the stubs
 //! workbook teaching    regenerate book/src/teaching/ (schedules, chapter map) from course.toml
 //! workbook class DIR   merge the progress.json files of DIR into one class table (+ HTML)
 //! workbook handout DEST        the course without solutions/ and planted mistakes
@@ -13,6 +14,7 @@
 //! workbook dir NN | package NN  chapter NN's crate folder | package name
 //! workbook labs NN | benches NN chapter NN's labs | MPI benchmark drivers, one a line
 //! workbook ranks NN LAB         the lab's own rank count (empty: none, NP decides)
+//! workbook test-times [TARGET]  the slowest launches of the last make test, per package
 //! ```
 //! Run it from the repository root (the Makefile does).
 
@@ -43,11 +45,10 @@ fn verify(root: &Path, solutions_too: bool) -> i32 {
             stubs.len()
         );
         let places = check::exercise_places(root, &dir);
-        let on_stubs = check::verdicts(
-            &stubs,
-            &places,
-            &course::test_run::cargo_test(root, &package, false),
-        );
+        // The exercises' own tests only: what a stub must fail.
+        let ids: Vec<String> = stubs.keys().cloned().collect();
+        let run = course::test_run::cargo_test_exercises(root, &package, &ids);
+        let on_stubs = check::verdicts(&stubs, &places, &run);
         print_table(&on_stubs);
         for e in &on_stubs {
             if e.status != Status::NotStarted {
@@ -202,9 +203,11 @@ fn main() {
         ["release", nn, dest] => release(root, nn, Path::new(dest)),
         ["verify"] => verify(root, true),
         ["verify", "--stubs-only"] => verify(root, false),
+        ["test-times"] => course::times::test_times(Path::new("target")),
+        ["test-times", target] => course::times::test_times(Path::new(target)),
         _ => {
             eprintln!(
-                "usage: workbook check [NN] | verify [--stubs-only] | teaching | class DIR | \
+                "usage: workbook check [NN] | verify [--stubs-only] | test-times [TARGET] | teaching | class DIR | \
                  handout DEST | release NN DEST | chapters | dir NN | package NN | labs NN | \
                  benches NN | ranks NN LAB   (from the repository root)"
             );
