@@ -18,15 +18,49 @@ pub fn cargo_test(root: &Path, package: &str, solution: bool) -> TestRun {
 }
 
 /// The stubs' check for `make verify`: only the tests of the exercises `ids` (`3.1` runs
-/// the tests named `ex3_1_...`), no doc tests, no test of the given code (`make test` has
-/// just run those with the solutions). Each exercise test stops at its first rank count:
-/// a stub fails there.
-pub fn cargo_test_exercises(root: &Path, package: &str, ids: &[String]) -> TestRun {
+/// the tests named `ex3_1_...`), built from only the files of `dir/tests` that hold one:
+/// no doc tests, no test of the given code (`make test` has just run those with the
+/// solutions). Each exercise test stops at its first rank count: a stub fails there.
+pub fn cargo_test_exercises(root: &Path, package: &str, dir: &Path, ids: &[String]) -> TestRun {
     let filters: Vec<String> = ids
         .iter()
         .map(|id| format!("ex{}_", id.replace('.', "_")))
         .collect();
-    run(root, package, false, &["--tests"], &filters)
+    let targets = exercise_test_files(&dir.join("tests"));
+    let mut cargo: Vec<&str> = vec![];
+    for t in &targets {
+        cargo.extend(["--test", t.as_str()]);
+    }
+    if cargo.is_empty() {
+        cargo.push("--tests");
+    }
+    run(root, package, false, &cargo, &filters)
+}
+
+/// The test targets (files directly in `tests/`) that declare an exercise's test
+/// (`fn exN_M_...`), sorted.
+pub fn exercise_test_files(tests: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(tests) else {
+        return vec![];
+    };
+    let mut found: Vec<String> = entries
+        .flatten()
+        .filter_map(|e| {
+            let path = e.path();
+            let stem = path.file_stem()?.to_string_lossy().into_owned();
+            let text = std::fs::read_to_string(&path).ok()?;
+            let declares = text.split("fn ex").skip(1).any(|rest| {
+                let mut parts = rest.splitn(3, '_');
+                let number = |p: Option<&str>| {
+                    p.is_some_and(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+                };
+                number(parts.next()) && number(parts.next())
+            });
+            (path.extension()? == "rs" && declares).then_some(stem)
+        })
+        .collect();
+    found.sort();
+    found
 }
 
 /// [`cargo_test`] passing `libtest` to every test binary (e.g. `--exact`, `--skip NAME`).
@@ -94,4 +128,35 @@ pub fn parse_libtest(stdout: &str) -> BTreeMap<String, Result<(), String>> {
         }
     }
     results
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_files_that_declare_an_exercise_test_are_built_for_the_stubs() {
+        let dir = std::env::temp_dir().join(format!("exercise-files-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let files = [
+            (
+                "ring.rs",
+                "mpi_test! {\n    fn ex3_1_reduce_scatter(world at RANKS) {",
+            ),
+            (
+                "props.rs",
+                "proptest! {\n    #[test]\n    fn ex10_4_found(p in 2usize..9) {",
+            ),
+            (
+                "given.rs",
+                "#[test]\nfn the_plan_reads_back() {}\nfn ex_helper() {}\n",
+            ),
+            ("notes.txt", "fn ex1_1_x"),
+        ];
+        for (name, text) in files {
+            std::fs::write(dir.join(name), text).unwrap();
+        }
+        assert_eq!(exercise_test_files(&dir), ["props", "ring"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -95,8 +95,8 @@ pub fn report(rows: &[Row], build: &BTreeMap<String, f64>) -> String {
         .sum();
     let built: f64 = build.values().sum();
     text.push_str(&format!(
-        "\nIn all: {} launches ({cases} rank counts run), {launches:.0} s in launches; \
-         {built:.0} s of build units\n",
+        "\nIn all: {} launches ({cases} rank counts asked for: one launch each before they \
+         shared one), {launches:.0} s in launches; {built:.0} s of build units\n",
         rows.len()
     ));
     text
@@ -161,7 +161,7 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("3 launches (7 rank counts run), 9 s in launches"),
+            text.contains("3 launches (7 rank counts asked for"),
             "{text}"
         );
     }

@@ -9,14 +9,18 @@ use crate::outcome::Outcome;
 use crate::testing::RAN;
 
 /// True when the job failed although its ranks agreed that the test passed (rank 0's
-/// `ran ... ok` line): a rank failed in `MPI_Finalize` or on its way out.
+/// `ran ... ok` line, for every rank count the launch started, [`crate::sizes`]): a rank
+/// failed in `MPI_Finalize` or on its way out.
 pub(crate) fn passed_then_failed(out: &Outcome) -> bool {
-    let passed = |t: &str| t.contains(RAN) && t.trim_end().ends_with(": ok");
-    !out.success()
-        && out
-            .lines
-            .iter()
-            .any(|l| l.rank.is_some() && passed(&l.text))
+    let said = |t: &str, word: &str| t.contains(RAN) && t.trim_end().ends_with(word);
+    let ranks = out.lines.iter().filter(|l| l.rank.is_some());
+    let (mut passed, mut failed, mut started) = (0, 0, 0);
+    for l in ranks {
+        passed += usize::from(said(&l.text, ": ok"));
+        failed += usize::from(said(&l.text, ": FAILED"));
+        started += usize::from(crate::sizes::is_start_line(&l.text));
+    }
+    !out.success() && passed > 0 && failed == 0 && passed >= started
 }
 
 /// Rank lines first (what the learner's code said), then a hint when the watchdog
@@ -114,6 +118,43 @@ mod tests {
             seen.contains("mpirun |   Process name: [[4242,1],2]"),
             "{seen}"
         );
+    }
+
+    #[test]
+    fn a_count_that_failed_after_counts_that_passed_is_no_pass() {
+        let ran = |n: u32, word: &str| format!("[workbook] ran `t` at {n} ranks: {word}");
+        let (start1, start3) = (
+            "[workbook] size `t` at 1 ranks",
+            "[workbook] size `t` at 3 ranks",
+        );
+        let ok1 = ran(1, "ok");
+        let panicked = job(
+            101,
+            &[(Some(0), start1), (Some(0), &ok1), (Some(0), start3)],
+        );
+        assert!(!passed_then_failed(&panicked));
+        let failed3 = ran(3, "FAILED");
+        let wrong = job(
+            1,
+            &[
+                (Some(0), start1),
+                (Some(0), &ok1),
+                (Some(0), start3),
+                (Some(0), &failed3),
+            ],
+        );
+        assert!(!passed_then_failed(&wrong));
+        let ok3 = ran(3, "ok");
+        let passed = job(
+            1,
+            &[
+                (Some(0), start1),
+                (Some(0), &ok1),
+                (Some(0), start3),
+                (Some(0), &ok3),
+            ],
+        );
+        assert!(passed_then_failed(&passed));
     }
 
     #[test]

@@ -47,7 +47,7 @@ fn verify(root: &Path, solutions_too: bool) -> i32 {
         let places = check::exercise_places(root, &dir);
         // The exercises' own tests only: what a stub must fail.
         let ids: Vec<String> = stubs.keys().cloned().collect();
-        let run = course::test_run::cargo_test_exercises(root, &package, &ids);
+        let run = course::test_run::cargo_test_exercises(root, &package, &dir, &ids);
         let on_stubs = check::verdicts(&stubs, &places, &run);
         print_table(&on_stubs);
         for e in &on_stubs {
