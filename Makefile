@@ -100,17 +100,21 @@ test-mpich: setup
 	@# the Open MPI build when there is one: scripts/seed_target.py.
 	@python3 scripts/seed_target.py "$(TARGET_DIR)/debug" "$(TARGET_DIR)/mpich/debug"
 	@export MPICC=mpicc.mpich MPIRUN=mpirun.mpich CARGO_TARGET_DIR="$(TARGET_DIR)/mpich"; \
-	whole="toolkit trainer-kit workbook-toolchain" named= tests=; \
+	whole="toolkit trainer-kit workbook-toolchain" named= modules= targets=; \
 	for nn in $(CHAPTERS); do \
-	  pkg=$$($(WORKBOOK) package $$nn) && these=$$($(WORKBOOK) mpich-tests $$nn) || exit 2; \
-	  if [ "$$these" = all ]; then whole="$$whole $$pkg"; \
-	  else named="$$named $$pkg"; tests="$$tests $$these"; fi; \
+	  pkg=$$($(WORKBOOK) package $$nn) && dir=$$($(WORKBOOK) dir $$nn) && these=$$($(WORKBOOK) mpich-tests $$nn) || exit 2; \
+	  if [ "$$these" = all ]; then whole="$$whole $$pkg"; continue; fi; \
+	  named="$$named $$pkg"; \
+	  for t in $$these; do \
+	    if [ -f "$$dir/tests/$$t.rs" ]; then modules="$$modules $$t::"; else targets="$$targets $$t"; fi; \
+	  done; \
 	done; \
-	tests=$$(printf '%s\n' $$tests | sort -u); \
+	modules=$$(printf '%s\n' $$modules | sort -u); targets=$$(printf '%s\n' $$targets | sort -u); \
 	echo "make test-mpich: every test (no doc tests) of:$$whole"; \
 	cargo test --features solution $$(printf -- '-p %s ' $$whole) --tests || exit 1; \
-	echo "make test-mpich: the tests" $$tests "of:$$named"; \
-	cargo test --features solution $$(printf -- '-p %s ' $$named) $$(printf -- '--test %s ' $$tests) || exit 1
+	echo "make test-mpich: the modules" $$modules "of each one's tests/main.rs, and the tests" $$targets "of:$$named"; \
+	cargo test --features solution $$(printf -- '-p %s ' $$named) --test main -- $$modules || exit 1; \
+	cargo test --features solution $$(printf -- '-p %s ' $$named) $$(printf -- '--test %s ' $$targets) || exit 1
 	@echo "make test-mpich: all tests passed under MPICH"
 
 check:

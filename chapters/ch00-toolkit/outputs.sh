@@ -9,7 +9,7 @@ MAKE=${MAKE:-make}
 out=book/src/ch00-toolkit/output
 rm -rf "$TARGET_DIR/workbook/planted"
 cargo test -q -p toolkit --test planted_faults --test failure_reports --test flight_recorder >/dev/null
-cargo test -q -p ch06-data-parallel --features solution --test broadcast planted_ >/dev/null
+cargo test -q -p ch06-data-parallel --features solution --test main broadcast::planted_ >/dev/null
 cp "$TARGET_DIR"/workbook/planted/*.txt $out/
 { echo '$ make check CH=00'; $MAKE -s --no-print-directory check CH=00 2>&1 || true; } > $out/check.txt
 echo "outputs: wrote the planted-fault reports and check.txt"

@@ -95,13 +95,13 @@ if ! grep -q 'as expected' "$RESULTS/smoke-cpu.txt"; then
   NP=2 step smoke-cpu 60 ok "$B/torch_smoke"
 fi
 NP=2 step smoke-cuda 60 $cuda "$B/torch_smoke" --device cuda
-step ch05-placement 120 ok "$B/ch05-hybrid-placement" --test-threads=1
-step ch05-staging 240 ok "$B/ch05-hybrid-staging" --test-threads=1
+step ch05-placement 120 ok "$B/ch05-hybrid-main" placement:: --test-threads=1
+step ch05-staging 240 ok "$B/ch05-hybrid-main" staging:: --test-threads=1
 NP=2 step ch05-gpu-lab 120 ok "$B/gpu" --share
 # The lab's third path, CUDA IPC between two ranks (both ways); the dry run checks the reason.
-step ch05-ipc 120 ok "$B/ch05-hybrid-ipc_path" --test-threads=1
+step ch05-ipc 120 ok "$B/ch05-hybrid-main" ipc_path:: --test-threads=1
 step ch05-staging-bench 150 ok "$B/staging_bench"
-step ch06-bridge 120 ok "$B/ch06-data-parallel-bridge" --test-threads=1
+step ch06-bridge 120 ok "$B/ch06-data-parallel-main" bridge:: --test-threads=1
 for np in 1 2 4; do
   NP=$np step ch06-train-cuda-np$np 120 $cuda "$B/train" --device cuda --epochs 5
 done
@@ -113,33 +113,33 @@ NP=1 step ch06-train-b1024-cpu 120 ok "$B/train" --device cpu --batch 1024 --epo
 NP=1 step ch06-train-cnn8-cuda 150 $cuda "$B/train" --device cuda --model cnn:8 --batch 1024 --epochs 10
 NP=1 step ch06-train-cnn8-cpu 150 ok "$B/train" --device cpu --model cnn:8 --batch 1024 --epochs 10
 # Device to device between two ranks sharing the GPU (CUDA IPC); the dry run checks the reason.
-step ipc 120 ok "$B/trainer-kit-cuda_ipc" --test-threads=1
+step ipc 120 ok "$B/trainer-kit-main" cuda_ipc:: --test-threads=1
 NP=2 step ch07-pipeline-cuda-np2 150 $cuda "$B/pipeline" --device cuda --steps 1500
 # The same run with each micro-batch moved device to device by CUDA IPC (MPI carries only
 # doorbells and acks); the one above stages through pinned host buffers (--transport mpi).
 NP=2 step ch07-pipeline-ipc-np2 150 $cuda "$B/pipeline" --device cuda --transport ipc --steps 1500
 # The wire on the GPU: pinned staging bit for bit, and --transport ipc against mpi.
-step ch07-device-wire 120 ok "$B/ch07-pipeline-device_wire" --test-threads=1
+step ch07-device-wire 120 ok "$B/ch07-pipeline-main" device_wire:: --test-threads=1
 NP=4 step ch07-pipeline-cuda-dp2 150 $cuda "$B/pipeline" --device cuda --dp 2 --steps 1500
 # Chapter 8's ZeRO-2 and ZeRO-3 with their state on the GPU and their collectives staged
 # through host buffers (stage 3: every layer's shards, gradients, Adam and the gathered
 # layer on the GPU), and the staged steps' tests against the host steps.
 NP=2 step ch08-zero-s2-cuda-np2 150 $cuda "$B/zero" --device cuda --stage 2
 NP=2 step ch08-zero-s3-cuda-np2 150 $cuda "$B/zero" --device cuda --stage 3
-step ch08-staged 180 ok "$B/ch08-sharded-staged" --test-threads=1
-step ch08-staged3 180 ok "$B/ch08-sharded-staged3" --test-threads=1
+step ch08-staged 180 ok "$B/ch08-sharded-main" staged:: --test-threads=1
+step ch08-staged3 180 ok "$B/ch08-sharded-main" staged3:: --test-threads=1
 # Chapter 9's GPT at dp 1 x tp 2 with each rank's shard, activations and Adam's state on
 # the GPU (the two ranks share it), its allreduces staged through host memory; then its
 # test against one process (and, without a GPU, its one-line reason).
 NP=2 step ch09-gpt-cuda-np2 240 $cuda "$B/gpt" --device cuda --dp 1 --tp 2 --steps 300 --log-every 100 --sample 0
-step ch09-gpt-device 180 ok "$B/ch09-tensor-parallel-gpt_device" --test-threads=1
+step ch09-gpt-device 180 ok "$B/ch09-tensor-parallel-main" gpt_device:: --test-threads=1
 # Chapter 11's MoE layer with its router, experts, Adam's state and tokens on the GPU (two
 # ranks sharing it; the all-to-alls go through host memory), at a size where the GPU's
 # arithmetic counts, then the same on the CPU; then its test against one process.
 MOE="--alpha 0.1 --steps 60 --every 20 --tokens 4096 --hidden 256 --experts 8"
 NP=2 step ch11-moe-cuda-np2 150 $cuda "$B/moe_train" --device cuda $MOE
 NP=2 step ch11-moe-cpu-np2 150 ok "$B/moe_train" --device cpu $MOE
-step ch11-train 180 ok "$B/ch11-experts-train" --test-threads=1
+step ch11-train 180 ok "$B/ch11-experts-main" train:: --test-threads=1
 
 # PyTorch eager, one process, on the same GPU: the anchors next to the runs above (the
 # same model, batch and optimizer; scripts/anchors in the repository). python3's own torch,

@@ -5,9 +5,8 @@
 //!
 //! Run: `make check CH=01` (your code) or `cargo test -p ch01-send-recv --features solution`.
 
-mod common;
+use crate::common::halo_property;
 use ch01::halo::halo_exchange;
-use common::halo_property;
 use toolkit::mpi_test;
 
 // ANCHOR: ex1_3

@@ -3,9 +3,8 @@
 //!
 //! Run: `make check CH=01` (your code) or `cargo test -p ch01-send-recv --features solution`.
 
-mod common;
+use crate::common::token_property;
 use ch01::ring::pass_token;
-use common::token_property;
 use toolkit::mpi_test;
 
 // ANCHOR: ex1_1

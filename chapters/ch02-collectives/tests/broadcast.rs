@@ -1,15 +1,13 @@
 //! Checks of exercises 2.1 and 2.2 (broadcast) against MPI_Bcast at 1, 2, 3, 4, 5, 8 ranks.
 //!
 //! Run: `make check CH=02` (your code) or `cargo test -p ch02-collectives --features
-//! solution --test broadcast`. Each test passes, or names the rank, the root and the
+//! solution --test main broadcast::`. Each test passes, or names the rank, the root and the
 //! first wrong element of the smallest case it found.
 
-mod common;
-
+use crate::common::{cases, lengths, CASES, RANKS};
 use ch02::broadcast::{broadcast_binomial, broadcast_linear};
 use ch02::ops::{Elem, Op};
 use ch02::reference;
-use common::{cases, lengths, CASES, RANKS};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use toolkit::compare::exact;

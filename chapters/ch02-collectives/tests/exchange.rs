@@ -4,12 +4,10 @@
 //! Run: `make check CH=02` or `cargo test -p ch02-collectives --features solution --test
 //! exchange`.
 
-mod common;
-
+use crate::common::{cases, lengths, CASES, RANKS};
 use ch02::exchange::{allgather_ring, alltoall_pairwise};
 use ch02::ops::{Elem, Op};
 use ch02::reference;
-use common::{cases, lengths, CASES, RANKS};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use proptest::prelude::*;

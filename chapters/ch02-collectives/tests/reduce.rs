@@ -5,12 +5,10 @@
 //! Run: `make check CH=02` or `cargo test -p ch02-collectives --features solution --test
 //! reduce`. A failure names the rank, the root, the op and the first wrong element.
 
-mod common;
-
+use crate::common::{cases, lengths, CASES, RANKS};
 use ch02::ops::{Elem, Op};
 use ch02::reduce::{reduce_binomial, scan_inclusive};
 use ch02::reference;
-use common::{cases, lengths, CASES, RANKS};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use toolkit::compare::reduction;

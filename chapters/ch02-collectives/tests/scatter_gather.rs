@@ -5,12 +5,10 @@
 //! Run: `make check CH=02` or `cargo test -p ch02-collectives --features solution --test
 //! scatter_gather`.
 
-mod common;
-
+use crate::common::{counts, value, CASES, RANKS};
 use ch02::ops::{Elem, Op};
 use ch02::scatter_gather::{gatherv, scatterv};
 use ch02::{displacements, reference};
-use common::{counts, value, CASES, RANKS};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use proptest::prelude::*;

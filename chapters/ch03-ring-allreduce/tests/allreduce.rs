@@ -4,13 +4,11 @@
 //! segments (1 to 7 elements), so that a chunk is many segments even in small cases.
 //!
 //! Run: `make check CH=03` or `cargo test -p ch03-ring-allreduce --features solution
-//! --test allreduce`.
+//! --test main allreduce::`.
 
-mod common;
-
+use crate::common::{allreduce_property, lengths, RANKS};
 use ch03::doubling::allreduce_recursive_doubling;
 use ch03::segmented::allreduce_ring_segmented;
-use common::{allreduce_property, lengths, RANKS};
 use mpi::traits::*;
 use toolkit::mpi_test;
 

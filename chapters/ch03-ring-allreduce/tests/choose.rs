@@ -4,7 +4,7 @@
 //! message grows. No MPI: a plain proptest.
 //!
 //! Run: `make check CH=03` or `cargo test -p ch03-ring-allreduce --features solution
-//! --test choose`.
+//! --test main choose::`.
 
 use ch01::model::AlphaBeta;
 use ch03::choose::choose_algorithm;

@@ -3,12 +3,10 @@
 //! and the user-defined AbsMax; lengths 0, < p, not divisible by p, and a few thousand.
 //!
 //! Run: `make check CH=03` or `cargo test -p ch03-ring-allreduce --features solution
-//! --test ring`. A failure names the rank, the chunk, the op and the first wrong element.
+//! --test main ring::`. A failure names the rank, the chunk, the op and the first wrong element.
 
-mod common;
-
+use crate::common::{allgather_property, lengths, reduce_scatter_property, RANKS};
 use ch03::ring::{allgather_ring, reduce_scatter_ring};
-use common::{allgather_property, lengths, reduce_scatter_property, RANKS};
 use mpi::traits::*;
 use toolkit::mpi_test;
 

@@ -3,11 +3,10 @@
 //!
 //! Run: `make check CH=04` (your code) or `cargo test -p ch04-halo-exchange --features solution`.
 
-mod common;
+use crate::common::{ref_neighbours, RANKS};
 use ch04::neighbours::neighbours;
 use ch04::problem::{Boundary, Problem};
 use ch04::topology::Decomposition;
-use common::{ref_neighbours, RANKS};
 use mpi::traits::*;
 use proptest::prelude::*;
 use toolkit::lockstep::property;

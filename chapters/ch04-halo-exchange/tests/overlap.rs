@@ -4,9 +4,8 @@
 //!
 //! Run: `make check CH=04` (your code) or `cargo test -p ch04-halo-exchange --features solution`.
 
-mod common;
+use crate::common::{reference_parts, solver_property, RANKS};
 use ch04::solver::{Parts, Variant};
-use common::{reference_parts, solver_property, RANKS};
 use toolkit::mpi_test;
 
 mpi_test! {

@@ -4,7 +4,6 @@
 //!
 //! Run: `make check CH=04` (your code) or `cargo test -p ch04-halo-exchange --features solution`.
 
-mod common;
 use ch04::field::Field;
 use ch04::pack::{pack_column, unpack_column};
 use proptest::prelude::*;

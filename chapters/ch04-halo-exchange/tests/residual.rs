@@ -10,9 +10,8 @@
 //!
 //! Run: `make check CH=04` (your code) or `cargo test -p ch04-halo-exchange --features solution`.
 
-mod common;
+use crate::common::{cases, matches_serial, ref_exchange, reference_parts, CASES, RANKS};
 use ch04::solver::{Parts, Variant};
-use common::{cases, matches_serial, ref_exchange, reference_parts, CASES, RANKS};
 use mpi::collective::SystemOperation;
 use mpi::traits::*;
 use toolkit::lockstep::property;

@@ -18,7 +18,7 @@
 //!
 //! The copy back ([`to_device`]) is synchronous, as the chapter's code uses it.
 //!
-//! Run its checks: `cargo test -p ch05-hybrid --test staging`.
+//! Run its checks: `cargo test -p ch05-hybrid --test main staging::`.
 
 use crate::copier::{Copier, Job};
 pub use crate::host_buf::{HostBuf, TorchElem};

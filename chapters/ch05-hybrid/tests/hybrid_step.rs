@@ -4,9 +4,8 @@
 //!
 //! Run: `make check CH=05` (your code) or `cargo test -p ch05-hybrid --features solution`.
 
-mod common;
+use crate::common::{reference_parts, solver_property, RANKS};
 use ch05::hybrid_solver::{Parts, Variant};
-use common::{reference_parts, solver_property, RANKS};
 use toolkit::mpi_test;
 
 mpi_test! {

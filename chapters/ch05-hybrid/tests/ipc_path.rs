@@ -3,7 +3,7 @@
 //! every value arrives; the ranks past 1 only take part in the setup. Without a GPU every
 //! rank gets the same one-line reason, and nobody waits for anybody.
 //!
-//! Run: `cargo test -p ch05-hybrid --test ipc_path` (the GPU kit runs it on a GPU).
+//! Run: `cargo test -p ch05-hybrid --test main ipc_path::` (the GPU kit runs it on a GPU).
 
 use ch05::ipc_path::IpcPair;
 use mpi::traits::*;

@@ -4,8 +4,7 @@
 //!
 //! Run: `make check CH=05` (your code) or `cargo test -p ch05-hybrid --features solution`.
 
-mod common;
-use common::{ring_property, RANKS};
+use crate::common::{ring_property, RANKS};
 use mpi::environment::Threading;
 use toolkit::testing::at_ranks_with;
 

@@ -4,9 +4,8 @@
 //!
 //! Run: `make check CH=05` (your code) or `cargo test -p ch05-hybrid --features solution`.
 
-mod gpu_common;
+use crate::gpu_common::{one_sentence, placement_property};
 use ch05::placement::choose_gpu;
-use gpu_common::{one_sentence, placement_property};
 
 #[test]
 fn ex5_5_every_rank_gets_a_valid_gpu_shared_evenly() {

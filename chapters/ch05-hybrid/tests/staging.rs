@@ -8,10 +8,9 @@
 //!
 //! Run: `make check CH=05` (your code) or `cargo test -p ch05-hybrid --features solution`.
 
-mod gpu_common;
+use crate::gpu_common::{staging_property, staging_property_on};
 use ch05::gpu_node::{local_place, visible_gpus};
 use ch05::staging::staged_allreduce;
-use gpu_common::{staging_property, staging_property_on};
 use mpi::topology::SimpleCommunicator;
 use toolkit::mpi_test;
 

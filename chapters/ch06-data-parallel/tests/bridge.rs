@@ -4,13 +4,11 @@
 //! where CUDA is available (otherwise the test says why it skipped it).
 //!
 //! Run: `make check CH=06` or `cargo test -p ch06-data-parallel --features solution
-//! --test bridge`.
+//! --test main bridge::`.
 
-mod common;
-
+use crate::common::values;
 use ch06::bridge::{element_type, read_tensor, write_tensor};
 use ch06::elem::{BridgeError, ElementType, MpiElement};
-use common::values;
 use mpi::collective::SystemOperation;
 use mpi::traits::*;
 use tch::{Device, Kind, Tensor};

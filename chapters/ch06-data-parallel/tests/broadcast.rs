@@ -2,9 +2,9 @@
 //! every value on every rank is rank 0's, bit for bit.
 //!
 //! Run: `make check CH=06` or `cargo test -p ch06-data-parallel --features solution
-//! --test broadcast`.
+//! --test main broadcast::`.
 
-mod common;
+use crate::common;
 
 use ch06::broadcast::broadcast_parameters;
 use ch06::flat::check_identical;

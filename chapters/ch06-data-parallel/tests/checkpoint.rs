@@ -3,13 +3,11 @@
 //! exercise is checked on its own.
 //!
 //! Run: `make check CH=06` or `cargo test -p ch06-data-parallel --features solution
-//! --test checkpoint`.
+//! --test main checkpoint::`.
 
-mod common;
-
+use crate::common::values;
 use ch06::checkpoint::{load_checkpoint, restore, save_checkpoint};
 use ch06::ckpt_format::{decode, encode, Checkpoint, CheckpointError, Entry};
-use common::values;
 use std::path::{Path, PathBuf};
 use tch::{Device, Kind, Tensor};
 

@@ -1,7 +1,7 @@
 //! Checks of the given data loaders: the shipped digits, and MNIST's idx format on small
 //! files this test writes (no download). Not tied to an exercise.
 //!
-//! Run: `cargo test -p ch06-data-parallel --test data`.
+//! Run: `cargo test -p ch06-data-parallel --test main data::`.
 
 use ch06::data::{digits, mnist};
 use std::path::Path;

@@ -2,14 +2,14 @@
 //! each must train like one process with batch B (tests/common: `equivalence`).
 //!
 //! Run: `make check CH=06` (your code) or `cargo test -p ch06-data-parallel --features
-//! solution --test grad_sync`. The parameters are made identical by a reference
+//! solution --test main grad_sync::`. The parameters are made identical by a reference
 //! broadcast in the setup, not by your ex 6.2.
 
-mod common;
+use crate::common;
 
+use crate::common::equivalence;
 use ch06::grad_sync::{allreduce_bucketed, allreduce_per_tensor, plan_buckets};
 use ch06::model::ModelKind;
-use common::equivalence;
 use proptest::prelude::*;
 use toolkit::mpi_test;
 

@@ -2,13 +2,11 @@
 //! is a pure function of the epoch's order, so one process can play all p ranks.
 //!
 //! Run: `make check CH=06` or `cargo test -p ch06-data-parallel --features solution
-//! --test sampler`. A failure names the sample taken twice or never, and by which ranks.
+//! --test main sampler::`. A failure names the sample taken twice or never, and by which ranks.
 
-mod common;
-
+use crate::common::check_partition;
 use ch06::sampler::{rank_indices, samples_per_rank};
 use ch06::shuffle::{shuffled, Remainder};
-use common::check_partition;
 use proptest::prelude::*;
 
 proptest! {

@@ -3,9 +3,9 @@
 //! killed rank ends the job with the last checkpoint intact, the default run reaches its
 //! accuracy, and bad flags fail in one line.
 //!
-//! Run: `cargo test -p ch06-data-parallel --features solution --test trainer`.
+//! Run: `cargo test -p ch06-data-parallel --features solution --test main trainer::`.
 
-mod common;
+use crate::common;
 
 use ch06::config::{Backend, Config, SyncMode};
 use ch06::device::place;

@@ -6,9 +6,9 @@
 //! interleaved with 2 or 3 chunks) is refused; bad settings fail in one line before MPI
 //! starts.
 //!
-//! Run: `cargo test -p ch07-pipeline --features solution --test chunked_train`.
+//! Run: `cargo test -p ch07-pipeline --features solution --test main chunked_train::`.
 
-mod common;
+use crate::common;
 
 use ch07::chunked_train::ChunkedTrainer;
 use ch07::pipe_config::{PipeConfig, TrainSchedule};

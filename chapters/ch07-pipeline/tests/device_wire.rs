@@ -4,7 +4,7 @@
 //! device to device) trains like `--transport mpi` at 2 stages. On a CPU: a CPU tensor
 //! takes the ordinary path (no pinned buffer), and the IPC check says why it is skipped.
 //!
-//! Run: `cargo test -p ch07-pipeline --features solution --test device_wire`.
+//! Run: `cargo test -p ch07-pipeline --features solution --test main device_wire::`.
 
 use ch07::pinned;
 use ch07::pipe_config::{PipeConfig, Transport};

@@ -3,7 +3,7 @@
 //! reaches the wire: every message between stages carries 4 bytes per value in f32 and 8
 //! in f64 (counted by the receiver, `MPI_Probe` + `MPI_Get_count` in bytes).
 //!
-//! Run: `cargo test -p ch07-pipeline --features solution --test dtype`.
+//! Run: `cargo test -p ch07-pipeline --features solution --test main dtype::`.
 
 use ch07::pipe_config::PipeConfig;
 use ch07::pipe_train::{learner_transfer, PipeTrainer};

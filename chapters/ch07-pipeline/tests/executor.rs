@@ -6,9 +6,9 @@
 //! each forward run without its graph and again with it; every send of a stage staged in
 //! one buffer, reused (each send completes with the next op's receive).
 //!
-//! Run: `make check CH=07` or `cargo test -p ch07-pipeline --features solution --test executor`.
+//! Run: `make check CH=07` or `cargo test -p ch07-pipeline --features solution --test main executor::`.
 
-mod common;
+use crate::common;
 
 use ch07::executor::run_ops;
 use ch07::greedy;

@@ -3,9 +3,9 @@
 //! gradient mean is the mean; and DP x PP (here with a reference executor) trains like
 //! one process on the whole batch.
 //!
-//! Run: `make check CH=07` or `cargo test -p ch07-pipeline --features solution --test grid`.
+//! Run: `make check CH=07` or `cargo test -p ch07-pipeline --features solution --test main grid::`.
 
-mod common;
+use crate::common;
 
 use ch07::grid::{allreduce_mean, make_grid};
 use ch07::optim::{Optimizer, Rule};

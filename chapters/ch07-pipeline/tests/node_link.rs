@@ -5,7 +5,7 @@
 //! again is caught by the receiver; bad combinations are refused in one line before any
 //! communication, `--transport ipc` on a CPU with the reason.
 //!
-//! Run: `cargo test -p ch07-pipeline --features solution --test node_link`.
+//! Run: `cargo test -p ch07-pipeline --features solution --test main node_link::`.
 
 use ch07::node_link;
 use ch07::pipe_config::{PipeConfig, Transport};

@@ -2,7 +2,7 @@
 //! task lists in one line, names the ranks stuck in a deadlock, and times a plan by the
 //! costs it is given.
 //!
-//! Run: `cargo test -p ch07-pipeline --test rank_check`.
+//! Run: `cargo test -p ch07-pipeline --test main rank_check::`.
 
 use ch07::plan::{Pass, Task};
 use ch07::rank_check::{check_ranks, PassCosts};

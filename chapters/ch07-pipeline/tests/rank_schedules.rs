@@ -2,7 +2,7 @@
 //! m in 1..=16 (and v in 1..=4) through the given checker (`ch07::rank_check`).
 //!
 //! Run: `make check CH=07` (your code) or `cargo test -p ch07-pipeline --features solution
-//! --test rank_schedules`.
+//! --test main rank_schedules::`.
 
 use ch07::greedy;
 use ch07::plan::{by_rank, Pass, ScheduleKind};

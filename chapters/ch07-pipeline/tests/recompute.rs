@@ -5,7 +5,7 @@
 //! The only test in its binary: the heap is the process's, no other test may allocate
 //! meanwhile.
 //!
-//! Run: `cargo test -p ch07-pipeline --test recompute`.
+//! Run: `cargo test -p ch07-pipeline --test main recompute::`.
 
 use ch07::addition::Addition;
 use ch07::recompute::{formula, measure, Recompute};

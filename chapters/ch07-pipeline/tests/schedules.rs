@@ -3,9 +3,8 @@
 //!
 //! Run: `make check CH=07` (your code) or `cargo test -p ch07-pipeline --features solution`.
 
-mod schedule_props;
+use crate::schedule_props::{every_case, gpipe_holds, one_f_one_b_holds};
 use ch07::schedules::{gpipe, one_f_one_b};
-use schedule_props::{every_case, gpipe_holds, one_f_one_b_holds};
 
 #[test]
 fn ex7_3_gpipe_is_correct_holds_m_activations_and_has_the_formula_bubble() {

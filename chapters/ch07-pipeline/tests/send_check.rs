@@ -4,7 +4,7 @@
 //! stage), and a schedule that is correct under "sends never wait" but receives out of
 //! order is named.
 //!
-//! Run: `cargo test -p ch07-pipeline --test send_check`.
+//! Run: `cargo test -p ch07-pipeline --test main send_check::`.
 
 use ch07::greedy;
 use ch07::plan::Action::{Backward as B, Forward as F};

@@ -3,9 +3,8 @@
 //!
 //! Run: `make check CH=07` (your code) or `cargo test -p ch07-pipeline --features solution`.
 
-mod schedule_props;
+use crate::schedule_props::split_property;
 use ch07::stages::split_stages;
-use schedule_props::split_property;
 
 #[test]
 fn ex7_1_split_is_contiguous_and_optimal() {

@@ -4,9 +4,9 @@
 //! 7.7 and 7.8): GPipe over v = 2 chunks per rank, and 1F1B with every backward split
 //! (InputGrad then WeightGrad). Then the schedules of ex 7.7 and 7.8 themselves.
 //!
-//! Run: `make check CH=07` or `cargo test -p ch07-pipeline --features solution --test task_executor`.
+//! Run: `make check CH=07` or `cargo test -p ch07-pipeline --features solution --test main task_executor::`.
 
-mod common;
+use crate::common;
 
 use ch07::greedy;
 use ch07::optim::{Optimizer, Rule};

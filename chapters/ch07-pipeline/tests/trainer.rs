@@ -3,9 +3,9 @@
 //! bit; a killed rank ends the whole job quickly and leaves every stage's last checkpoint
 //! whole; a cut checkpoint is refused; bad settings fail in one line before MPI starts.
 //!
-//! Run: `cargo test -p ch07-pipeline --features solution --test trainer`.
+//! Run: `cargo test -p ch07-pipeline --features solution --test main trainer::`.
 
-mod common;
+use crate::common;
 
 use ch07::pipe_ckpt;
 use ch07::pipe_config::PipeConfig;

@@ -2,7 +2,7 @@
 //! tensor sent forward (s -> s+1) and one sent back (s+1 -> s) arrive with their values
 //! and shapes intact, on every tag; a tensor of the wrong shape is refused on both sides.
 //!
-//! Run: `make check CH=07` or `cargo test -p ch07-pipeline --features solution --test transfer`.
+//! Run: `make check CH=07` or `cargo test -p ch07-pipeline --features solution --test main transfer::`.
 
 use ch07::transfer::{recv_tensor, send_tensor};
 use mpi::traits::*;

@@ -9,7 +9,7 @@
 //! resume rebuilds every layer's shard from the saved slices (ex 8.4's `sources`, layer by
 //! layer: saved at N, loaded at any M) and Adam's step count.
 //!
-//! Tests: `cargo test -p ch08-sharded --features solution --test zero3_ckpt`.
+//! Tests: `cargo test -p ch08-sharded --features solution --test main zero3_ckpt::`.
 
 use crate::config::Config;
 use crate::fit::fit_with;

@@ -9,7 +9,7 @@
 //! is the one the saved run would have taken. (Stage 3's trainer saves a unit per layer:
 //! `trainer3`.)
 //!
-//! Tests: `cargo test -p ch08-sharded --features solution --test sharded_ckpt`.
+//! Tests: `cargo test -p ch08-sharded --features solution --test main sharded_ckpt::`.
 
 use crate::sharded_ckpt::{self, model_name, ToSave, FLAT_UNIT};
 use crate::train::Trainer;

@@ -3,9 +3,9 @@
 //! element by element.
 //!
 //! Run: `make check CH=08` (your code) or `cargo test -p ch08-sharded --features solution
-//! --test layout`.
+//! --test main layout::`.
 
-mod common;
+use crate::common;
 
 use ch08::layout::{pieces, shard_len, shard_range};
 use ch08::shards::Piece;

@@ -3,9 +3,9 @@
 //! new shard element by element, and read only the saved (real) elements.
 //!
 //! Run: `make check CH=08` (your code) or `cargo test -p ch08-sharded --features solution
-//! --test reshard`.
+//! --test main reshard::`.
 
-mod common;
+use crate::common;
 
 use ch08::reshard::sources;
 use ch08::shards::SliceCopy;

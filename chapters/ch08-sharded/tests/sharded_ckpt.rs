@@ -3,13 +3,13 @@
 //! checkpoint saved at N in {2, 3, 5} loads at M in {1, 4, 7} with every parameter and
 //! moment as saved; bad checkpoints are refused in one line before any communication.
 //!
-//! Run: `cargo test -p ch08-sharded --features solution --test sharded_ckpt`.
+//! Run: `cargo test -p ch08-sharded --features solution --test main sharded_ckpt::`.
 
-mod ckpt_common;
+use crate::ckpt_common;
 
+use crate::ckpt_common::{bits, cfg, first, resume_args, same_state, shared_dir};
 use ch08::memory::Stage;
 use ch08::train::Trainer;
-use ckpt_common::{bits, cfg, first, resume_args, same_state, shared_dir};
 use mpi::traits::*;
 use toolkit::mpi_test;
 

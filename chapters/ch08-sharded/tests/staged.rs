@@ -4,9 +4,9 @@
 //! ends with, bit for bit; on a GPU it must hold what the stage's formula says, its host
 //! staging what `staging_formula` says, and end near the host step's parameters.
 //!
-//! Run: `cargo test -p ch08-sharded --features solution --test staged`.
+//! Run: `cargo test -p ch08-sharded --features solution --test main staged::`.
 
-mod common;
+use crate::common;
 
 use ch08::config::{Collectives, Config};
 use ch08::memory::{formula, Stage};

@@ -6,16 +6,13 @@
 //! `staged3_equals_host`); on a GPU, near it, with the bytes the formulas say. Without a
 //! GPU, `--stage 3 --device cuda` is refused in one line that says why.
 //!
-//! Run: `cargo test -p ch08-sharded --features solution --test staged3`.
+//! Run: `cargo test -p ch08-sharded --features solution --test main staged3::`.
 
-mod common;
-mod zero3_common;
-
+use crate::zero3_common::{staged3_equals_host, GridHalves};
 use ch08::halves::Halves;
 use mpi::traits::*;
 use tch::Device;
 use toolkit::mpi_test;
-use zero3_common::{staged3_equals_host, GridHalves};
 
 mpi_test! {
     fn the_staged_stage3_step_ends_where_the_host_step_ends(world at &[1, 3]) {

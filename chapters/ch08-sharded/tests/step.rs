@@ -4,9 +4,9 @@
 //! tolerance is needed).
 //!
 //! Run: `make check CH=08` (your code) or `cargo test -p ch08-sharded --features solution
-//! --test step`.
+//! --test main step::`.
 
-mod common;
+use crate::common;
 
 use ch08::step::{allgather_shards, reduce_scatter_sum, zero_step};
 use mpi::traits::*;

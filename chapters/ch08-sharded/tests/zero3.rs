@@ -7,10 +7,9 @@
 //! what the trainers hold.
 //!
 //! Run: `make check CH=08` (your code) or `cargo test -p ch08-sharded --features solution
-//! --test zero3`.
+//! --test main zero3::`.
 
-mod common;
-mod zero3_common;
+use crate::zero3_common;
 
 use ch06::model::ModelKind;
 use tch::nn::Module;

@@ -5,13 +5,13 @@
 //! checkpoint of stages 0 to 2 at stage 3 (or the reverse), are refused in one line before
 //! any communication; a save cut short leaves the last checkpoint whole.
 //!
-//! Run: `cargo test -p ch08-sharded --features solution --test zero3_ckpt`.
+//! Run: `cargo test -p ch08-sharded --features solution --test main zero3_ckpt::`.
 
-mod ckpt_common;
+use crate::ckpt_common;
 
+use crate::ckpt_common::{bits, first, resume_args, same_state, save_with_the_lab, shared_dir};
 use ch08::memory::Stage;
 use ch08::trainer3::Trainer3;
-use ckpt_common::{bits, first, resume_args, same_state, save_with_the_lab, shared_dir};
 use mpi::traits::*;
 use std::path::Path;
 use tch::Device;

@@ -4,9 +4,9 @@
 //! wrappers; bad flags fail in one line before any communication, and so does `--device
 //! cuda` where no GPU can be used (with the reason).
 //!
-//! Run: `cargo test -p ch08-sharded --features solution --test zero_lab`.
+//! Run: `cargo test -p ch08-sharded --features solution --test main zero_lab::`.
 
-mod common;
+use crate::common;
 
 use ch08::config::{Collectives, Config};
 use ch08::memory::{formula, Stage};

@@ -18,8 +18,8 @@
 //! containers are the trainer kit's (`trainer_kit::ckpt`). Reading is
 //! [`crate::gpt_ckpt_read`].
 //!
-//! Tests: `cargo test -p ch09-tensor-parallel --features solution --test gpt_ckpt`,
-//! `--test gpt_ckpt_faults` and `--test gpt_ckpt_pipeline`.
+//! Tests: `cargo test -p ch09-tensor-parallel --features solution --test main gpt_ckpt::`,
+//! `--test main gpt_ckpt_faults::` and `--test main gpt_ckpt_pipeline::`.
 
 use crate::gpt::GptConfig;
 use crate::gpt_ckpt_state::Checkpointed;

@@ -9,8 +9,8 @@
 //! tied table, the positions, the final norm where it holds them), from whichever part
 //! they were written in.
 //!
-//! Tests: `cargo test -p ch09-tensor-parallel --features solution --test gpt_ckpt`,
-//! `--test gpt_ckpt_faults` and `--test gpt_ckpt_pipeline`.
+//! Tests: `cargo test -p ch09-tensor-parallel --features solution --test main gpt_ckpt::`,
+//! `--test main gpt_ckpt_faults::` and `--test main gpt_ckpt_pipeline::`.
 
 use crate::gpt_ckpt::{manifest_file, model_name, NamedState, Values, MANIFEST, PART};
 use crate::gpt_ckpt_state::Checkpointed;

@@ -5,8 +5,8 @@
 //! and the groups the save gathers over; [`crate::gpt_ckpt`] and [`crate::gpt_ckpt_read`]
 //! are written against it once.
 //!
-//! Tests: `cargo test -p ch09-tensor-parallel --features solution --test gpt_ckpt` and
-//! `--test gpt_ckpt_pipeline`.
+//! Tests: `cargo test -p ch09-tensor-parallel --features solution --test main gpt_ckpt::` and
+//! `--test main gpt_ckpt_pipeline::`.
 
 use crate::gpt::GptConfig;
 use crate::grid::Grid;

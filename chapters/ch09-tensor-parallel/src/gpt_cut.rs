@@ -3,7 +3,7 @@
 //! slices into whole tensors ([`crate::gpt_ckpt`]) and cut whole tensors into any
 //! layout's slices ([`crate::gpt_ckpt_read`]), the same for parameters, m and v.
 //!
-//! Tests: `cargo test -p ch09-tensor-parallel --features solution --test gpt_ckpt`
+//! Tests: `cargo test -p ch09-tensor-parallel --features solution --test main gpt_ckpt::`
 //! (`the_cut_of_every_tensor_is_its_shard`).
 
 use crate::gpt::GptConfig;

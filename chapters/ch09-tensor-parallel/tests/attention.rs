@@ -4,15 +4,15 @@
 //! `compare::block_bound`.
 //!
 //! Run: `make check CH=09` (your code) or `cargo test -p ch09-tensor-parallel --features
-//! solution --test attention`.
+//! solution --test main attention::`.
 
-mod common;
+use crate::common;
 
+use crate::common::{close, RANKS};
 use ch09::attention::attention_forward;
 use ch09::compare::block_bound;
 use ch09::tape::Tape;
 use ch09::tp::Tp;
-use common::{close, RANKS};
 use tch::Kind;
 use toolkit::mpi_test;
 

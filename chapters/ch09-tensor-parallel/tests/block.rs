@@ -5,16 +5,16 @@
 //! values forward, 2 backward); and the layouts it must refuse, before any communication.
 //!
 //! Run: `make check CH=09` (after exercises 9.1 to 9.5) or `cargo test -p
-//! ch09-tensor-parallel --features solution --test block`.
+//! ch09-tensor-parallel --features solution --test main block::`.
 
-mod common;
+use crate::common;
 
+use crate::common::{close, drawn, RANKS};
 use ch09::block::forward_backward;
 use ch09::compare::block_bound;
 use ch09::counts::{allreduce_elements, ALLREDUCES};
 use ch09::params::{BlockConfig, BlockParams};
 use ch09::tp::Tp;
-use common::{close, drawn, RANKS};
 use tch::Kind;
 use toolkit::mpi_test;
 use toolkit::tally;

@@ -7,17 +7,17 @@
 //! layouts are refused before any communication.
 //!
 //! Run: `make check CH=09` (after exercises 9.1 to 9.6) or `cargo test -p
-//! ch09-tensor-parallel --features solution --test gpt`.
+//! ch09-tensor-parallel --features solution --test main gpt::`.
 
-mod common;
+use crate::common;
 
+use crate::common::within;
 use ch09::compare::{adam_bound, gpt_bound, max_abs, max_diff};
 use ch09::corpus::{repository_root, Corpus, Split};
 use ch09::gpt::GptConfig;
 use ch09::grid::{Grid, Layout};
 use ch09::params::BlockConfig;
 use ch09::train::{replica_rows, GridTrainer, OneProcess};
-use common::within;
 use tch::{Kind, Tensor};
 use toolkit::mpi_test;
 use toolkit::tally;

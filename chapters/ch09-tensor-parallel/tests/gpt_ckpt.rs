@@ -7,10 +7,9 @@
 //! a save cut short: tests/gpt_ckpt_faults.rs.)
 //!
 //! Run: `make check CH=09` (after exercises 9.1 to 9.6) or `cargo test -p
-//! ch09-tensor-parallel --features solution --test gpt_ckpt`.
+//! ch09-tensor-parallel --features solution --test main gpt_ckpt::`.
 
-mod gpt_ckpt_common;
-
+use crate::gpt_ckpt_common::{bits, cfg, first, same_state, shared_dir, trainer, GLOBAL};
 use ch09::compare::gpt_bound;
 use ch09::corpus::{repository_root, Corpus};
 use ch09::gpt::GptParams;
@@ -18,7 +17,6 @@ use ch09::gpt_ckpt::save;
 use ch09::gpt_ckpt_read::open_for;
 use ch09::gpt_cut::slice_of;
 use ch09::grid::{Grid, Layout};
-use gpt_ckpt_common::{bits, cfg, first, same_state, shared_dir, trainer, GLOBAL};
 use mpi::topology::Color;
 use mpi::traits::*;
 use tch::{Kind, Tensor};

@@ -6,16 +6,14 @@
 //! leaves only its own files.
 //!
 //! Run: `make check CH=09` (after exercises 9.1 to 9.6) or `cargo test -p
-//! ch09-tensor-parallel --features solution --test gpt_ckpt_faults`.
+//! ch09-tensor-parallel --features solution --test main gpt_ckpt_faults::`.
 
-mod gpt_ckpt_common;
-
+use crate::gpt_ckpt_common::{shared_dir, trainer};
 use ch09::corpus::{repository_root, Corpus};
 use ch09::gpt::GptConfig;
 use ch09::gpt_ckpt::{model_name, save};
 use ch09::gpt_ckpt_read::{open, open_for};
 use ch09::grid::{Grid, Layout};
-use gpt_ckpt_common::{shared_dir, trainer};
 use mpi::traits::*;
 use std::path::{Path, PathBuf};
 use tch::Kind;

@@ -8,10 +8,11 @@
 //! tests/gpt_ckpt_pipeline_faults.rs.
 //!
 //! Run: `make check CH=09` (after exercises 9.1 to 9.6) or `cargo test -p
-//! ch09-tensor-parallel --features solution --test gpt_ckpt_pipeline`.
+//! ch09-tensor-parallel --features solution --test main gpt_ckpt_pipeline::`.
 
-mod gpt_ckpt_common;
+use crate::gpt_ckpt_common;
 
+use crate::gpt_ckpt_common::{bits, first, pipe_trainer, same_state, shared_dir, trainer, GLOBAL};
 use ch09::compare::gpt_bound;
 use ch09::corpus::{repository_root, Corpus};
 use ch09::gpt_ckpt::save;
@@ -19,7 +20,6 @@ use ch09::gpt_ckpt_read::open_for;
 use ch09::gpt_ckpt_state::Checkpointed;
 use ch09::gpt_cut::slice_of;
 use ch09::grid::{Grid, Layout};
-use gpt_ckpt_common::{bits, first, pipe_trainer, same_state, shared_dir, trainer, GLOBAL};
 use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::*;
 use tch::Tensor;

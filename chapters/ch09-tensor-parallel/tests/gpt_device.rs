@@ -9,11 +9,10 @@
 //! the GPU kit sets, makes it fail instead), and there `--device cuda` is refused in that
 //! same line before MPI starts.
 //!
-//! Run: `cargo test -p ch09-tensor-parallel --features solution --test gpt_device` (the
+//! Run: `cargo test -p ch09-tensor-parallel --features solution --test main gpt_device::` (the
 //! GPU kit runs it on a GPU: `make gpu-kit`).
 
-mod gpt_ckpt_common;
-
+use crate::gpt_ckpt_common::{bits, cfg, shared_dir, trainer, GLOBAL, LR};
 use ch09::compare::gpt_bound;
 use ch09::corpus::Corpus;
 use ch09::gpt_ckpt::save;
@@ -21,7 +20,6 @@ use ch09::gpt_ckpt_read::open_for;
 use ch09::gpt_ckpt_state::Checkpointed;
 use ch09::grid::{Grid, Layout};
 use ch09::train::{GridTrainer, OneProcess};
-use gpt_ckpt_common::{bits, cfg, shared_dir, trainer, GLOBAL, LR};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use tch::{Device, Kind, Tensor};

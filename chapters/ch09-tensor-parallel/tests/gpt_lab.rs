@@ -3,7 +3,7 @@
 //! without a checkpoint, is refused in one line before MPI starts (`--device cuda`
 //! where no GPU can be used: tests/gpt_device.rs).
 //!
-//! Run: `cargo test -p ch09-tensor-parallel --features solution --test gpt_lab`.
+//! Run: `cargo test -p ch09-tensor-parallel --features solution --test main gpt_lab::`.
 
 use trainer_kit::testing::check_refusals;
 

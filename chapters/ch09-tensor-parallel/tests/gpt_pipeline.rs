@@ -10,17 +10,17 @@
 //! counts are refused before any communication.
 //!
 //! Run: `make check CH=09` (after exercises 9.1 to 9.6) or `cargo test -p
-//! ch09-tensor-parallel --features solution --test gpt_pipeline`.
+//! ch09-tensor-parallel --features solution --test main gpt_pipeline::`.
 
-mod common;
+use crate::common;
 
+use crate::common::within;
 use ch09::compare::{adam_bound, gpt_bound, max_abs, max_diff};
 use ch09::corpus::{repository_root, Corpus};
 use ch09::gpt::GptConfig;
 use ch09::grid::{Grid, Layout};
 use ch09::pipeline::{check_micro, PipeTrainer};
 use ch09::train::OneProcess;
-use common::within;
 use std::collections::HashMap;
 use tch::{Kind, Tensor};
 use toolkit::mpi_test;

@@ -5,7 +5,7 @@
 //! rank 0 gathers all of them into a Perfetto trace with four tracks per rank.
 //!
 //! Run: `make check CH=09` (after exercises 9.1 to 9.6) or `cargo test -p
-//! ch09-tensor-parallel --features solution --test gpt_trace`.
+//! ch09-tensor-parallel --features solution --test main gpt_trace::`.
 
 use ch09::corpus::{repository_root, Corpus};
 use ch09::gpt::GptConfig;

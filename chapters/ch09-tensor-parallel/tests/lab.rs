@@ -1,7 +1,7 @@
 //! Checks of the lab `tp_block`'s command line: a bad flag, or a layout the job's ranks
 //! cannot share, is refused in one line before MPI starts.
 //!
-//! Run: `cargo test -p ch09-tensor-parallel --features solution --test lab`.
+//! Run: `cargo test -p ch09-tensor-parallel --features solution --test main lab::`.
 
 use trainer_kit::testing::check_refusals;
 

@@ -8,15 +8,15 @@
 //! backwards (through f, and through g) against one process's gradients.
 //!
 //! Run: `make check CH=09` (your code) or `cargo test -p ch09-tensor-parallel --features
-//! solution --test linear`.
+//! solution --test main linear::`.
 
-mod common;
+use crate::common;
 
+use crate::common::{close, drawn, RANKS};
 use ch09::compare::{block_bound, max_diff, row_bound};
 use ch09::linear::{column_forward, column_shard, row_forward, row_shard};
 use ch09::tape::{backward_from, Tape};
 use ch09::tp::Tp;
-use common::{close, drawn, RANKS};
 use tch::{Kind, Tensor};
 use toolkit::mpi_test;
 

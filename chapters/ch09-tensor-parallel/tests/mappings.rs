@@ -3,14 +3,14 @@
 //! tape, the gradient reaching the leaf before the cut.
 //!
 //! Run: `make check CH=09` (your code) or `cargo test -p ch09-tensor-parallel --features
-//! solution --test mappings`.
+//! solution --test main mappings::`.
 
-mod common;
+use crate::common;
 
+use crate::common::RANKS;
 use ch09::mappings::{f_backward, f_forward, g_backward, g_forward};
 use ch09::tape::Tape;
 use ch09::tp::Tp;
-use common::RANKS;
 use tch::{Kind, Tensor};
 use toolkit::mpi_test;
 

@@ -4,15 +4,15 @@
 //! and its collectives counted by the harness: one allreduce forward, one backward.
 //!
 //! Run: `make check CH=09` (your code) or `cargo test -p ch09-tensor-parallel --features
-//! solution --test mlp`.
+//! solution --test main mlp::`.
 
-mod common;
+use crate::common;
 
+use crate::common::RANKS;
 use ch09::mlp::mlp_forward;
 use ch09::params::BlockParams;
 use ch09::tape::Tape;
 use ch09::tp::Tp;
-use common::RANKS;
 use tch::Kind;
 use toolkit::mpi_test;
 use toolkit::tally;

@@ -7,16 +7,16 @@
 //! of b*s*h/t values, and no allreduce.
 //!
 //! Run: `make check CH=09` (your code) or `cargo test -p ch09-tensor-parallel --features
-//! solution --test sequence`.
+//! solution --test main sequence::`.
 
-mod common;
+use crate::common;
 
+use crate::common::{close, RANKS};
 use ch09::compare::block_bound;
 use ch09::params::BlockConfig;
 use ch09::sequence::sp_mlp_forward;
 use ch09::tape::Tape;
 use ch09::tp::Tp;
-use common::{close, RANKS};
 use tch::Kind;
 use toolkit::mpi_test;
 use toolkit::tally::{self, Collective};

@@ -3,9 +3,9 @@
 //! ids over 1..=8 ranks. No MPI: plain arithmetic.
 //!
 //! Run: `make check CH=09` (your code) or `cargo test -p ch09-tensor-parallel --features
-//! solution --test shards`.
+//! solution --test main shards::`.
 
-mod common;
+use crate::common;
 
 use ch09::shards::{even_range, vocab_range};
 

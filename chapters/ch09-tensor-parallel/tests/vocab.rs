@@ -4,15 +4,15 @@
 //! against one process with the whole table and logits (LibTorch's log-softmax and NLL).
 //!
 //! Run: `make check CH=09` (your code) or `cargo test -p ch09-tensor-parallel --features
-//! solution --test vocab`.
+//! solution --test main vocab::`.
 
-mod common;
+use crate::common;
 
+use crate::common::{close, drawn, RANKS};
 use ch09::compare::block_bound;
 use ch09::tape::{backward_from, Tape};
 use ch09::tp::Tp;
 use ch09::vocab::{cross_entropy, embedding_forward};
-use common::{close, drawn, RANKS};
 use tch::{Device, Kind, Tensor};
 use toolkit::mpi_test;
 

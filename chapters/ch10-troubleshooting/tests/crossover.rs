@@ -1,12 +1,10 @@
 //! Checks of exercise 10.2 (the ring/doubling crossover) against a brute-force search
 //! over the model's two predictions (pure, no MPI). Run: `make check CH=10` or
-//! `cargo test -p ch10-troubleshooting --features solution --test crossover`.
+//! `cargo test -p ch10-troubleshooting --features solution --test main crossover::`.
 
-mod common;
-
+use crate::common::check_crossover;
 use ch10::crossover::crossover_slowdown;
 use ch10::AlphaBeta;
-use common::check_crossover;
 use proptest::prelude::*;
 
 #[test]

@@ -3,12 +3,12 @@
 //! one (rank 0 included) or several differ in call, root, bytes or place; then
 //! `check_collective` under mpirun at 1, 2, 3 and 5 ranks, every rank checking the verdict
 //! it got. Run: `make check CH=10` or
-//! `cargo test -p ch10-troubleshooting --features solution --test desync`.
+//! `cargo test -p ch10-troubleshooting --features solution --test main desync::`.
 
-mod common;
-
+use crate::common::desync::{
+    changed, check_odd_ranks, check_verdict, one_broadcast, plans, Change,
+};
 use ch10::desync::{check_collective, odd_ranks, CallKind, Fingerprint};
-use common::desync::{changed, check_odd_ranks, check_verdict, one_broadcast, plans, Change};
 use mpi::traits::*;
 use proptest::prelude::*;
 use toolkit::lockstep::{agree_on, property};

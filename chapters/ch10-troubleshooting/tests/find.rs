@@ -1,14 +1,12 @@
 //! Checks of exercise 10.1 (find the slow links): on made-up matrices with known slow
 //! links (pure, no MPI), then on a matrix measured under mpirun with one link slowed by
 //! `toolkit::slow_links`. Run: `make check CH=10` or
-//! `cargo test -p ch10-troubleshooting --features solution --test find`.
+//! `cargo test -p ch10-troubleshooting --features solution --test main find::`.
 
-mod common;
-
+use crate::common::{check_finder, matrix};
 use ch10::find::find_slow_links;
 use ch10::matrix::{measure, PairFit};
 use ch10::AlphaBeta;
-use common::{check_finder, matrix};
 use mpi::traits::*;
 use proptest::prelude::*;
 use toolkit::slow_links::{parse, set};

@@ -1,11 +1,9 @@
 //! Checks of exercise 10.3 (a ring order that avoids the slow links) against every order
 //! (pure, no MPI), at 1 to 7 ranks with random slow links. Run: `make check CH=10` or
-//! `cargo test -p ch10-troubleshooting --features solution --test order`.
+//! `cargo test -p ch10-troubleshooting --features solution --test main order::`.
 
-mod common;
-
+use crate::common::{check_order, crossings};
 use ch10::order::ring_order;
-use common::{check_order, crossings};
 use proptest::prelude::*;
 
 #[test]

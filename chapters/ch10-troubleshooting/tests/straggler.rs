@@ -1,13 +1,11 @@
 //! Checks of exercise 10.4 (a score per rank, and the stragglers): on made-up arrival
 //! matrices with known late ranks (pure, no MPI), then on arrivals measured under mpirun
 //! with one rank slowed by `toolkit::stragglers`. Run: `make check CH=10` or
-//! `cargo test -p ch10-troubleshooting --features solution --test straggler`.
+//! `cargo test -p ch10-troubleshooting --features solution --test main straggler::`.
 
-mod common;
-
+use crate::common::stragglers::{arrivals, check_scores, check_stragglers};
 use ch10::skew::train;
 use ch10::straggler::{find_stragglers, score_ranks};
-use common::stragglers::{arrivals, check_scores, check_stragglers};
 use mpi::traits::*;
 use proptest::prelude::*;
 use std::time::Duration;

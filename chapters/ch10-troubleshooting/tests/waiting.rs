@@ -1,11 +1,9 @@
 //! Checks of exercise 10.5 (the time each rank waited for the last one) on made-up
 //! arrival matrices (pure, no MPI). Run: `make check CH=10` or
-//! `cargo test -p ch10-troubleshooting --features solution --test waiting`.
+//! `cargo test -p ch10-troubleshooting --features solution --test main waiting::`.
 
-mod common;
-
+use crate::common::stragglers::{arrivals, check_waited};
 use ch10::waiting::time_waited;
-use common::stragglers::{arrivals, check_waited};
 use proptest::prelude::*;
 
 const MS: f64 = 1e-3;

@@ -2,13 +2,11 @@
 //! ranks: with identity experts the input's gradient is the upstream gradient times the
 //! kept gates; with linear experts every gradient (input, router logits, experts' `W`
 //! and `b`) equals the same layer's in one process.
-//! Run: `make check CH=11` or `cargo test -p ch11-experts --features solution --test backward`.
+//! Run: `make check CH=11` or `cargo test -p ch11-experts --features solution --test main backward::`.
 
-mod common;
-
+use crate::common::grad::{check_against_one_process, check_input_grad};
+use crate::common::Case;
 use ch11::backward::backward;
-use common::grad::{check_against_one_process, check_input_grad};
-use common::Case;
 
 /// The cases: k = 1 and 2, 4 or 5 experts (5 on 3 ranks: blocks of 2, 2, 1), a capacity
 /// factor of 1/2 or 1 (drops), 1 1/2 (few), with ties among the logits.

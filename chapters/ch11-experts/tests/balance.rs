@@ -1,13 +1,11 @@
 //! Checks of exercise 11.4 (the load-balancing loss): the formula on worked examples
 //! without MPI, then `f` and the loss with its gradient over 1 to 4 ranks against one
 //! process holding every rank's tokens.
-//! Run: `make check CH=11` or `cargo test -p ch11-experts --features solution --test balance`.
+//! Run: `make check CH=11` or `cargo test -p ch11-experts --features solution --test main balance::`.
 
-mod common;
-
+use crate::common::balance::{check_aux_loss, check_fractions, check_switch_loss};
+use crate::common::Case;
 use ch11::balance::{aux_loss, fractions, switch_loss};
-use common::balance::{check_aux_loss, check_fractions, check_switch_loss};
-use common::Case;
 
 #[test]
 fn ex11_4_the_formula_on_worked_examples() {

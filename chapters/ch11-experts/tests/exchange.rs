@@ -1,14 +1,12 @@
 //! Checks of exercise 11.2 (dispatch and combine) under mpirun, at 1, 2, 3, 4 and 8
 //! ranks, on proptest-generated cases (T, E, k, capacity factor, hidden), every rank
 //! generating the same case (`toolkit::lockstep`). Run: `make check CH=11` or
-//! `cargo test -p ch11-experts --features solution --test exchange`.
+//! `cargo test -p ch11-experts --features solution --test main exchange::`.
 
-mod common;
-
+use crate::common::layer::{check_dispatch, check_layer};
+use crate::common::Case;
 use ch11::exchange::{combine, dispatch};
 use ch11::experts::Experts;
-use common::layer::{check_dispatch, check_layer};
-use common::Case;
 use proptest::prelude::*;
 use toolkit::lockstep::property;
 

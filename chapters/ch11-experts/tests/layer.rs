@@ -1,7 +1,7 @@
 //! Checks of the given layer and the lab's flags: the whole forward (`layer::forward`:
 //! ex 11.1's router, ex 11.2's exchange, the experts) against the same layer in one
 //! process under mpirun at 1 to 5 ranks, and the lab's bad flags refused in one line.
-//! Run: `make check CH=11` or `cargo test -p ch11-experts --features solution --test layer`.
+//! Run: `make check CH=11` or `cargo test -p ch11-experts --features solution --test main layer::`.
 
 use ch11::config::MoeConfig;
 use ch11::experts::Experts;

@@ -1,13 +1,11 @@
 //! Checks of exercise 11.1 (the router: top-k, gate weights, capacity, drops), pure, no
 //! MPI: worked cases, then proptest-generated T, E, k and capacity factors against a
 //! router written another way and an independent count of the drops. Run:
-//! `make check CH=11` or `cargo test -p ch11-experts --features solution --test router`.
+//! `make check CH=11` or `cargo test -p ch11-experts --features solution --test main router::`.
 
-mod common;
-
+use crate::common::{check_capacity, check_route, Case};
 use ch11::config::MoeConfig;
 use ch11::router::{capacity, route};
-use common::{check_capacity, check_route, Case};
 use proptest::prelude::*;
 
 fn case(tokens: usize, experts: usize, k: usize, quarters: u32, seed: u64) -> Case {

@@ -5,7 +5,7 @@
 //! (`WORKBOOK_REQUIRE_GPU=1`, as the GPU kit sets, makes it fail instead); and the
 //! `moe_train` lab's bad flags refused in one line before MPI starts, `--device cuda`
 //! among them where no GPU can be used.
-//! Run: `make check CH=11` or `cargo test -p ch11-experts --features solution --test train`
+//! Run: `make check CH=11` or `cargo test -p ch11-experts --features solution --test main train::`
 //! (the GPU kit runs it on a GPU: `make gpu-kit`).
 
 use ch11::config::MoeConfig;

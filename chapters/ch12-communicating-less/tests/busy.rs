@@ -3,12 +3,10 @@
 //! layout: the real nodes or 1, 2 or 3 emulated ones). It needs nodes of equal size: a
 //! case whose nodes differ (5 ranks on 2 nodes) is skipped, so 2 nodes are checked at 2,
 //! 4, 6 and 8 ranks, 3 nodes at 3 and 6. Run: `make check CH=12` or
-//! `cargo test -p ch12-communicating-less --features solution --test busy`.
+//! `cargo test -p ch12-communicating-less --features solution --test main busy::`.
 
-mod common;
-
+use crate::common::{cases, check_allreduce};
 use ch12::busy::allreduce_busy;
-use common::{cases, check_allreduce};
 use toolkit::lockstep::property;
 
 toolkit::mpi_test! {

@@ -6,16 +6,14 @@
 //! equals ex 12.3's step on a residual of its own; the lab's bad flags refused in one
 //! line; and, with the solutions, the `compress_gpt` lab's GPT trained through the top-k
 //! backend at 100% like through its own MPI_Allreduce. Run: `make check CH=12` or
-//! `cargo test -p ch12-communicating-less --features solution --test compressed`.
+//! `cargo test -p ch12-communicating-less --features solution --test main compressed::`.
 
-mod common;
-
+use crate::common::{inputs, Case};
 use ch06::reducer::Allreduce;
 use ch12::cnn_flags::parse;
 use ch12::compressed::{Compressed, Scheme};
 use ch12::feedback::Feedback;
 use ch12::topk;
-use common::{inputs, Case};
 use mpi::collective::SystemOperation;
 use mpi::traits::*;
 use proptest::prelude::*;

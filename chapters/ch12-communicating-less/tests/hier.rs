@@ -2,12 +2,10 @@
 //! mpirun at 1 to 8 ranks, against MPI_Allreduce, on proptest-generated cases (length,
 //! layout: the real nodes or 1, 2 or 3 emulated ones, nodes of unequal size included),
 //! every rank generating the same case (`toolkit::lockstep`). Run: `make check CH=12` or
-//! `cargo test -p ch12-communicating-less --features solution --test hier`.
+//! `cargo test -p ch12-communicating-less --features solution --test main hier::`.
 
-mod common;
-
+use crate::common::{cases, check_allreduce};
 use ch12::hier::allreduce_leaders;
-use common::{cases, check_allreduce};
 use toolkit::lockstep::property;
 
 toolkit::mpi_test! {

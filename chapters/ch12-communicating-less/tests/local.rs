@@ -3,16 +3,14 @@
 //! same case (`toolkit::lockstep`); at H = 1 the `local_sgd` lab's training equals the
 //! dense data-parallel step of the `compress` lab; H = 0 and the lab's bad flags refused
 //! in one line. Run: `make check CH=12` or
-//! `cargo test -p ch12-communicating-less --features solution --test local`.
+//! `cargo test -p ch12-communicating-less --features solution --test main local::`.
 
-mod common;
-
+use crate::common::{check_local, LocalCase};
 use ch12::averaging::Averaging;
 use ch12::local::step;
 use ch12::local_flags::parse;
 use ch12::local_run::train_local;
 use ch12::lsq::{train, Problem, Sync};
-use common::{check_local, LocalCase};
 use mpi::traits::*;
 use proptest::prelude::*;
 use toolkit::lockstep::property;

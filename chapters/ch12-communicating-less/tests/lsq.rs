@@ -3,7 +3,7 @@
 //! MPI_Allreduce, exactly at 1 rank and within 1e-5 per weight at 3 and 4, where the two
 //! add the ranks' gradients in different orders; the lab's bad flags refused in one line.
 //! Run: `make check CH=12` or
-//! `cargo test -p ch12-communicating-less --features solution --test lsq`.
+//! `cargo test -p ch12-communicating-less --features solution --test main lsq::`.
 
 use ch12::compress_flags::parse;
 use ch12::lsq::{train, Problem, Sync};

@@ -2,7 +2,7 @@
 //! deal the ranks in blocks, every node has one leader, and a bad layout is refused in
 //! one line on every rank; the `hier` lab's bad flags are refused in one line before MPI
 //! starts. Run:
-//! `cargo test -p ch12-communicating-less --test nodes`.
+//! `cargo test -p ch12-communicating-less --test main nodes::`.
 
 use ch12::hier_flags::parse;
 use ch12::nodes::{NodeGroups, Nodes};

@@ -4,12 +4,10 @@
 //! the sum of what is sent over many steps stays within half a scale of the sum of the
 //! gradients, however many steps. Then the sum over the ranks under mpirun at 1, 3 and 4
 //! ranks, against every rank's dequantised codes added in one place. Run: `make check
-//! CH=12` or `cargo test -p ch12-communicating-less --features solution --test quant`.
+//! CH=12` or `cargo test -p ch12-communicating-less --features solution --test main quant::`.
 
-mod common;
-
+use crate::common::quant::check_quantized_sum;
 use ch12::quant::{dequantize, quantize, quantize_with_feedback, quantized_sum};
-use common::quant::check_quantized_sum;
 use proptest::prelude::*;
 
 /// Vectors of 0 to 60 elements in -100..100, buckets of 1 to 16.

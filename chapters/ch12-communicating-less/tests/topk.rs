@@ -3,13 +3,11 @@
 //! case (`toolkit::lockstep`): the step's bytes, residual and result, exactly, on whole
 //! numbers; with every element kept and no residual, MPI_Allreduce's sum within the
 //! summation bound; the selection and a bad share on one rank. Run: `make check CH=12` or
-//! `cargo test -p ch12-communicating-less --features solution --test topk`.
+//! `cargo test -p ch12-communicating-less --features solution --test main topk::`.
 
-mod common;
-
+use crate::common::{check_step, inputs, Case};
 use ch12::feedback::Feedback;
 use ch12::topk::{step, top_k};
-use common::{check_step, inputs, Case};
 use mpi::collective::SystemOperation;
 use mpi::traits::*;
 use proptest::prelude::*;

@@ -10,7 +10,7 @@
 //! [`Runtime::load`] says in one line why (`torch_link::why_no_cuda`). Ranks on other nodes cannot use
 //! it: there, a CUDA-aware MPI (UCX) or NCCL moves device memory over the network.
 //!
-//! Tested on a GPU by the GPU kit (`cargo test -p trainer-kit --test cuda_ipc`); on a CPU
+//! Tested on a GPU by the GPU kit (`cargo test -p trainer-kit --test main cuda_ipc::`); on a CPU
 //! the test checks the one-line reason.
 
 pub use crate::cuda_runtime::Runtime;

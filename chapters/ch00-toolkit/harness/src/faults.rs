@@ -16,7 +16,7 @@
 //! the tag a rank sends with: `MPI_Send`, `MPI_Ssend`, `MPI_Isend`, `MPI_Sendrecv` and
 //! `MPI_Sendrecv_replace`. Run it:
 //! `WORKBOOK_FAULT=MPI_Bcast@2:skip cargo test -p ch06-data-parallel --features solution
-//! --test broadcast`. A rule that does not parse stops the rank with the rule's text.
+//! --test main broadcast::`. A rule that does not parse stops the rank with the rule's text.
 
 use std::sync::OnceLock;
 

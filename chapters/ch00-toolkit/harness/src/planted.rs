@@ -49,8 +49,9 @@ pub fn with_fault(test_name: &str, n: u32, fault: &str) -> String {
         .map(|(f, _)| f.to_string());
     let shown = format!(
         "$ WORKBOOK_FAULT={fault} WORKBOOK_CASE_TIMEOUT=3 cargo test -p {package} --features \
-         solution --test {} {test_name}\n`{test_name}` failed at {n} ranks\n{seen}",
-        file.unwrap_or_else(|| "<file>".into())
+         solution --test {} {}\n`{test_name}` failed at {n} ranks\n{seen}",
+        file.unwrap_or_else(|| "<file>".into()),
+        crate::testing::libtest_name(test_name)
     );
     crate::report::write_file(&format!("planted/{test_name}-with-fault.txt"), &shown)
         .expect("write target/workbook/planted");

@@ -143,14 +143,18 @@ pub(crate) fn launch(test_name: &str, n: u32, env: &[(&str, &str)]) -> Outcome {
     launch_job(test_name, n, env, &[n], timeout)
 }
 
-/// libtest's full name of the running test `test_name`: libtest runs each test on a
-/// thread named after it (`ring::ex3_1_...` for a test in a module), so a test declared
-/// in a module of `tests/main.rs` is asked for by the name libtest knows.
+/// libtest's full name of the test `test_name` of the running test's module: libtest
+/// runs each test on a thread named after it (`ring::ex3_1_...` for a test in the module
+/// `ring` of `tests/main.rs`), and a test launches itself, or a planted fault of its own
+/// file, by its bare function name.
 pub fn libtest_name(test_name: &str) -> String {
+    if test_name.contains("::") {
+        return test_name.to_string();
+    }
     let thread = std::thread::current();
-    match thread.name() {
-        Some(full) if full.ends_with(&format!("::{test_name}")) => full.to_string(),
-        _ => test_name.to_string(),
+    match thread.name().and_then(|full| full.rsplit_once("::")) {
+        Some((module, _)) => format!("{module}::{test_name}"),
+        None => test_name.to_string(),
     }
 }
 
