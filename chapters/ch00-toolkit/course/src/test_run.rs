@@ -26,19 +26,12 @@ pub fn cargo_test_exercises(root: &Path, package: &str, dir: &Path, ids: &[Strin
         .iter()
         .map(|id| format!("ex{}_", id.replace('.', "_")))
         .collect();
-    // One test binary per chapter (tests/main.rs); else the files that hold such a test.
-    let targets = match dir.join("tests/main.rs").is_file() {
-        true => vec!["main".to_string()],
-        false => exercise_test_files(&dir.join("tests")),
+    // The chapter's one test binary (tests/main.rs); else every test target.
+    let cargo: &[&str] = match dir.join("tests/main.rs").is_file() {
+        true => &["--test", "main"],
+        false => &["--tests"],
     };
-    let mut cargo: Vec<&str> = vec![];
-    for t in &targets {
-        cargo.extend(["--test", t.as_str()]);
-    }
-    if cargo.is_empty() {
-        cargo.push("--tests");
-    }
-    run(root, package, false, &cargo, &filters)
+    run(root, package, false, cargo, &filters)
 }
 
 /// libtest's name of the test function `name` of the chapter in `dir`: `file::name` when
@@ -71,32 +64,6 @@ pub fn test_files(tests: &Path) -> Vec<String> {
             let path = e.path();
             let stem = path.file_stem()?.to_string_lossy().into_owned();
             (path.extension()? == "rs" && stem != "main").then_some(stem)
-        })
-        .collect();
-    found.sort();
-    found
-}
-
-/// The modules of `tests/main.rs` (files directly in `tests/`) that declare an exercise's
-/// test (`fn exN_M_...`), sorted.
-pub fn exercise_test_files(tests: &Path) -> Vec<String> {
-    let Ok(entries) = std::fs::read_dir(tests) else {
-        return vec![];
-    };
-    let mut found: Vec<String> = entries
-        .flatten()
-        .filter_map(|e| {
-            let path = e.path();
-            let stem = path.file_stem()?.to_string_lossy().into_owned();
-            let text = std::fs::read_to_string(&path).ok()?;
-            let declares = text.split("fn ex").skip(1).any(|rest| {
-                let mut parts = rest.splitn(3, '_');
-                let number = |p: Option<&str>| {
-                    p.is_some_and(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
-                };
-                number(parts.next()) && number(parts.next())
-            });
-            (path.extension()? == "rs" && declares).then_some(stem)
         })
         .collect();
     found.sort();
@@ -175,44 +142,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_files_that_declare_an_exercise_test_are_built_for_the_stubs() {
-        let dir = std::env::temp_dir().join(format!("exercise-files-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let files = [
-            (
-                "ring.rs",
-                "mpi_test! {\n    fn ex3_1_reduce_scatter(world at RANKS) {",
-            ),
-            (
-                // A property block as the chapters write it (not spelled `proptest!`:
-                // the repository's rules read every such block).
-                "props.rs",
-                "prop_block! {\n    #[test]\n    fn ex10_4_found(p in 2usize..9) {",
-            ),
-            (
-                "given.rs",
-                "#[test]\nfn the_plan_reads_back() {}\nfn ex_helper() {}\n",
-            ),
-            ("notes.txt", "fn ex1_1_x"),
-        ];
-        for (name, text) in files {
-            std::fs::write(dir.join(name), text).unwrap();
-        }
-        assert_eq!(exercise_test_files(&dir), ["props", "ring"]);
+    fn a_test_of_a_chapter_is_known_by_its_file_once_the_chapter_has_tests_main() {
+        let chapter = std::env::temp_dir().join(format!("test-names-{}", std::process::id()));
+        let tests = chapter.join("tests");
+        std::fs::create_dir_all(tests.join("common")).unwrap();
+        let given = "#[test]\nfn the_plan_reads_back() {}\nfn helper() {}\n";
+        std::fs::write(tests.join("given.rs"), given).unwrap();
+        std::fs::write(tests.join("ring.rs"), "fn ex3_1_ring(world at RANKS) {").unwrap();
+        std::fs::write(tests.join("notes.txt"), "fn the_plan_reads_back(").unwrap();
         // Without tests/main.rs a test's name is its function's; with it, `file::name`.
-        let chapter = dir.join("chapter");
-        std::fs::create_dir_all(chapter.join("tests")).unwrap();
-        std::fs::write(chapter.join("tests/given.rs"), files[2].1).unwrap();
-        assert_eq!(
-            libtest_name(&chapter, "the_plan_reads_back"),
-            "the_plan_reads_back"
-        );
-        std::fs::write(chapter.join("tests/main.rs"), "mod given;\n").unwrap();
-        assert_eq!(
-            libtest_name(&chapter, "the_plan_reads_back"),
-            "given::the_plan_reads_back"
-        );
-        assert_eq!(test_files(&chapter.join("tests")), ["given"]);
-        std::fs::remove_dir_all(&dir).unwrap();
+        let name = |f: &str| libtest_name(&chapter, f);
+        assert_eq!(name("the_plan_reads_back"), "the_plan_reads_back");
+        std::fs::write(
+            tests.join("main.rs"),
+            "mod common;\nmod given;\nmod ring;\n",
+        )
+        .unwrap();
+        assert_eq!(name("the_plan_reads_back"), "given::the_plan_reads_back");
+        assert_eq!(name("ex3_1_ring"), "ring::ex3_1_ring");
+        assert_eq!(name("not_declared"), "not_declared");
+        // The modules: the files of tests/, main.rs and folders aside.
+        assert_eq!(test_files(&tests), ["given", "ring"]);
+        std::fs::remove_dir_all(&chapter).unwrap();
     }
 }
