@@ -16,6 +16,7 @@
 #   make gpu-kit-dry       run the kit's check here, without a GPU (what the GPU machine runs)
 #   make cluster-test      a two-node cluster in network namespaces: hello, ch03, ch06, a kill
 #   make slurm-test        a one-node Slurm: srun -n 4 runs a lab and tests, sbatch a check
+#   make interrupt-test    Ctrl-C, SIGTERM, SIGKILL at points chosen by SEED (POINTS=3): nothing left behind
 #   make sbatch CH=NN      a chapter's Slurm batch script in target/slurm/ (sbatch it)
 # Instructors: make class DIR=folder (merge progress.json files), make teaching (schedules
 #   from course.toml), make handout DEST=dir (no solutions), make release CH=NN DEST=dir.
@@ -251,12 +252,17 @@ outputs:
 
 # Beyond one machine (root): a two-node cluster in network namespaces, and a one-node Slurm.
 # Each sets up and tears down everything it starts, within its deadline.
-.PHONY: cluster-test slurm-test cluster-outputs sbatch
+.PHONY: cluster-test slurm-test cluster-outputs sbatch interrupt-test
 cluster-test:
 	timeout --foreground 1200 scripts/cluster/test.sh
 
 slurm-test:
 	timeout --foreground 1500 scripts/slurm/test.sh
+
+# Interrupts long targets at POINTS points chosen by SEED (printed; ONLY="a b" picks them,
+# scripts/interrupt_test.py --list names them all) and checks nothing of them is left.
+interrupt-test: setup
+	timeout --foreground 1500 scripts/interrupt_test.py
 
 # A chapter's Slurm batch script: target/slurm/chNN.sbatch (submit with sbatch).
 sbatch:

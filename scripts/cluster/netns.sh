@@ -55,6 +55,9 @@ down() {
       for pid in $(ip netns pids "wb-$node" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null || true; done
       ip netns del "wb-$node" 2>/dev/null || true
     fi
+    # The nodes share this machine's /tmp and /dev/shm: what Open MPI kept there under a
+    # node's hostname (its session folder, its shared-memory segments) goes with the node.
+    rm -rf /tmp/ompi."$node".* /dev/shm/vader_segment."$node".*
     ip link del "wb-$node" 2>/dev/null || true
     if [ -e "$RUN/uts/$node" ]; then umount "$RUN/uts/$node" 2>/dev/null || true; fi
   done

@@ -30,6 +30,13 @@ fail() { echo "cluster-test: FAILED: $*" >&2; exit 1; }
 elapsed() { echo $(( $(date +%s) - $1 )); }
 teardown() {
   if [ -n "$WATCH" ]; then kill "$WATCH" 2>/dev/null || true; fi
+  # Interrupted, a job ends on its own: its reaper asks mpirun to stop, and mpirun has each
+  # node's daemon end its ranks and remove its files. The nodes go when they are empty,
+  # or after the reaper's grace (3 s) and a second more.
+  for _ in $(seq 40); do
+    [ -z "$(ip netns pids wb-node-a 2>/dev/null)$(ip netns pids wb-node-b 2>/dev/null)" ] && break
+    sleep 0.1
+  done
   scripts/cluster/netns.sh down >/dev/null
 }
 

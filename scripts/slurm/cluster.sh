@@ -24,10 +24,14 @@ install() {
     command -v "${pair%%:*}" >/dev/null || missing+=("${pair##*:}")
   done
   [ ${#missing[@]} -eq 0 ] && return
+  # The log goes with setup's own (an ignored folder of the checkout), not into /tmp.
+  local log
+  log="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/.cache/setup/slurm-apt.log"
+  mkdir -p "$(dirname "$log")"
   echo "slurm/cluster.sh: installing ${missing[*]} (apt-get)"
   DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y -q --no-install-recommends "${missing[@]}" \
-    > /tmp/workbook-slurm-apt.log 2>&1 \
-    || die "apt-get install ${missing[*]} failed (log: /tmp/workbook-slurm-apt.log); try apt-get update first"
+    > "$log" 2>&1 \
+    || die "apt-get install ${missing[*]} failed (log: $log); try apt-get update first"
 }
 
 stop_pidfile() { # pidfile name: TERM, wait up to 5 s, then KILL

@@ -4,9 +4,9 @@
 //! (Hydra) or Slurm's srun, recognised by what it is ([`crate::launcher`]), each given
 //! its own flags; `HOSTFILE` spreads the ranks over the hosts it lists. Output is captured
 //! per rank ([`crate::outcome`]); when a job fails, the rank that ended first is named
-//! ([`crate::rank_exits`]), whatever the launcher says. A job that outlives its deadline is stopped the way its
-//! launcher stops every rank on every node, and then killed whole on this machine
-//! ([`crate::session`]).
+//! ([`crate::rank_exits`]), whatever the launcher says. A job that outlives its deadline,
+//! or the process that started it, is stopped the way its launcher stops every rank on
+//! every node, and then killed whole on this machine ([`crate::session`]).
 
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
@@ -101,15 +101,14 @@ impl Job {
         cmd.args(options).arg(&self.program).args(&self.args);
         cmd.envs(crate::launcher::environment());
         cmd.envs(self.envs.iter().map(|(k, v)| (k, v)));
-        // A session of its own, so that a timeout can find and kill every rank. Being in
-        // its own session, the launcher does not get the terminal's Ctrl-C: it gets SIGTERM
-        // when the thread that started it ends (a learner's Ctrl-C, a kill of the lab or
-        // of the test), and ends the job; no launcher is left running without its parent.
+        // A session of its own, so that its reaper can find and kill every rank
+        // ([`crate::session`]). Being in its own session, the launcher does not get the
+        // terminal's Ctrl-C; its reaper asks it to stop, once: a second SIGTERM makes
+        // Open MPI's mpirun exit at once, leaving its session folder in /tmp behind.
         unsafe {
             use std::os::unix::process::CommandExt;
             cmd.pre_exec(|| {
                 libc::setsid();
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
                 Ok(())
             });
         }
@@ -132,8 +131,9 @@ impl Job {
             crate::outcome::collect(child.stdout.take().expect("piped"), Stream::Stdout, flavor);
         let err =
             crate::outcome::collect(child.stderr.take().expect("piped"), Stream::Stderr, flavor);
+        let reaper = crate::session::Reaper::start(&mut child, flavor)?;
         let watch = crate::rank_exits::watch(child.id(), self.ranks);
-        let (status, timed_out) = crate::session::wait_or_kill(&mut child, self.timeout, flavor);
+        let (status, timed_out) = crate::session::wait_or_kill(&mut child, reaper, self.timeout);
         let first = watch.first_to_end();
         let mut lines = out.join().unwrap_or_default();
         lines.extend(err.join().unwrap_or_default());
@@ -166,13 +166,14 @@ impl Job {
         let mut child = cmd
             .spawn()
             .map_err(|e| format!("cannot start {cmd:?}: {e}"))?;
+        let reaper = crate::session::Reaper::start(&mut child, flavor)?;
         let stderr = child.stderr.take().expect("piped");
         let forward = thread::spawn(move || {
             crate::launcher_output::forward_without_noise(stderr, &mut std::io::stderr())
         });
         let watch = crate::rank_exits::watch(child.id(), self.ranks);
         let start = Instant::now();
-        let result = crate::session::wait_or_kill(&mut child, self.timeout, flavor);
+        let result = crate::session::wait_or_kill(&mut child, reaper, self.timeout);
         self.log(start.elapsed(), &outcome_word(result.0, result.1));
         let first = watch.first_to_end();
         let (omitted, reports) = forward.join().unwrap_or_default();
