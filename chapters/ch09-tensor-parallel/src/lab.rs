@@ -144,7 +144,7 @@ pub fn run(world: &SimpleCommunicator, cfg: &LabConfig) -> Result<(), String> {
         .collect();
     println!("{}", Table::new(rows));
     println!(
-        "formulas: parameters (4h² + 2hF)/t + (3h + F)/t + 6h; activations 6bsh + (4bsh + 2b(a/t)s² + 2bsF)/t \
+        "formulas: parameters (4h² + 2hF)/t + (3h + F)/t + 6h; activations 6bsh + (4bsh + 2bas² + 2bsF)/t \
          elements (x {elem} B); allreduces {} forward and {} backward, b*s*h = {per} elements ({} B) each",
         ALLREDUCES.0,
         ALLREDUCES.1,

@@ -155,6 +155,29 @@ pub const SETTINGS: &[Setting] = &[
         default: "unset",
         meaning: "a test's hook: the step at which CH07_KILL_RANK is killed",
     },
+    Setting {
+        name: "SEED",
+        default: "the clock",
+        meaning: "make interrupt-test: picks the interruption points and the delays (printed, \
+                  to replay a run)",
+    },
+    Setting {
+        name: "POINTS",
+        default: "3",
+        meaning: "make interrupt-test: how many interruption points one run tries",
+    },
+    Setting {
+        name: "ONLY",
+        default: "unset",
+        meaning: "make interrupt-test: these points (names from scripts/interrupt_test.py \
+                  --list), not SEED's choice",
+    },
+    Setting {
+        name: "WORKBOOK_INTERRUPT_RUN",
+        default: "unset",
+        meaning: "set by make interrupt-test, not by you: tags every process of the run it \
+                  interrupts, to find what is left of it",
+    },
 ];
 // ANCHOR_END: settings
 
