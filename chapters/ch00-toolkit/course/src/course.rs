@@ -178,7 +178,8 @@ impl Chapter {
             1 => format!("Builds on chapter {}.", number_of(&self.depends[0])),
             _ => {
                 let n: Vec<String> = self.depends.iter().map(|d| number_of(d)).collect();
-                format!("Builds on chapters {}.", n.join(" and "))
+                let (last, rest) = n.split_last().expect("two or more");
+                format!("Builds on chapters {} and {last}.", rest.join(", "))
             }
         };
         format!(

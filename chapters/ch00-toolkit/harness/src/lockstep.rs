@@ -64,7 +64,7 @@ impl Property<'_> {
         };
         // ANCHOR: lockstep_case
         let size = self.world.size();
-        let reproduce = format!("WORKBOOK_SEED={seed} with {size} ranks");
+        let reproduce = format!("WORKBOOK_SEED={seed} with {}", crate::report::rank_count(size as usize));
         watchdog::set_reproduce(Some(reproduce));
         let mut runner = TestRunner::new_with_rng(config, rng_from(seed));
         let case_no = Cell::new(0u32);
@@ -80,17 +80,18 @@ impl Property<'_> {
         });
         // ANCHOR_END: lockstep_case
         watchdog::set_reproduce(None);
+        let at = crate::report::rank_count(size as usize);
         match result {
             Ok(()) => Ok(()),
             Err(TestError::Fail(reason, value)) => Err(format!(
-                "property `{}` FAILED at {size} ranks\n  minimal failing case: {value:?}\n  \
-                 {reason}\n  reproduce: WORKBOOK_SEED={seed} with {size} ranks \
+                "property `{}` FAILED at {at}\n  minimal failing case: {value:?}\n  \
+                 {reason}\n  reproduce: WORKBOOK_SEED={seed} with {at} \
                  ({} cases run, shrinking included)",
                 self.name,
                 case_no.get()
             )),
             Err(TestError::Abort(reason)) => Err(format!(
-                "property `{}` gave up at {size} ranks: {reason}",
+                "property `{}` gave up at {at}: {reason}",
                 self.name
             )),
         }

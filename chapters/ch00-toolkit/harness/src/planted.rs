@@ -49,9 +49,10 @@ pub fn with_fault(test_name: &str, n: u32, fault: &str) -> String {
         .map(|(f, _)| f.to_string());
     let shown = format!(
         "$ WORKBOOK_FAULT={fault} WORKBOOK_CASE_TIMEOUT=3 cargo test -p {package} --features \
-         solution --test {} {}\n`{test_name}` failed at {n} ranks\n{seen}",
+         solution --test {} {}\n`{test_name}` failed at {}\n{seen}",
         file.unwrap_or_else(|| "<file>".into()),
-        crate::testing::libtest_name(test_name)
+        crate::testing::libtest_name(test_name),
+        crate::report::rank_count(n as usize)
     );
     crate::report::write_file(&format!("planted/{test_name}-with-fault.txt"), &shown)
         .expect("write target/workbook/planted");

@@ -138,14 +138,15 @@ pub(crate) fn first_failed(test_name: &str, sizes: &[u32], out: &Outcome) -> Opt
 /// refused its ranks, a binary that died at start), the launch that failed.
 pub(crate) fn verdict_at(test_name: &str, n: u32, sizes: &[u32], out: &Outcome) -> String {
     let launched = sizes.iter().copied().max().unwrap_or(n);
+    let at = crate::report::rank_count(n as usize);
     if !crate::sizes::started(test_name, n, out) {
         let why = crate::testing::verdict(test_name, launched, out)
             .err()
             .unwrap_or_default();
         let counts: Vec<String> = sizes.iter().map(u32::to_string).collect();
         return format!(
-            "`{test_name}` failed at {n} ranks: the launch of {launched} ranks that runs it at \
-             {} ranks ended before {n} ranks started\n{why}",
+            "`{test_name}` failed at {at}: the launch of {launched} ranks that runs it at \
+             {} ranks ended before {at} started\n{why}",
             counts.join(", ")
         );
     }
@@ -153,7 +154,7 @@ pub(crate) fn verdict_at(test_name: &str, n: u32, sizes: &[u32], out: &Outcome) 
         Err(why) => why,
         // Every rank exited 0 and count `n` said nothing: the body returned early.
         Ok(()) => format!(
-            "`{test_name}` failed at {n} ranks: no rank ran `{test_name}` at {n} ranks \
+            "`{test_name}` failed at {at}: no rank ran `{test_name}` at {at} \
              ({:.1} s)\n{}",
             out.wall.as_secs_f64(),
             crate::testing::learner_view(out)

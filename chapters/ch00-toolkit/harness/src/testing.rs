@@ -187,7 +187,10 @@ fn launch_job(
     // Every rank agreed that the test passed, and a rank failed on its way out: on a
     // machine loaded far past its cores, Open MPI 4.1's launcher has reported a rank that
     // had finalized as "exiting improperly" (PID 0). Once more; a second time is reported.
-    eprintln!("[workbook] `{test_name}` at {n} ranks passed, then a rank failed on its way out: run once more");
+    eprintln!(
+        "[workbook] `{test_name}` at {} passed, then a rank failed on its way out: run once more",
+        crate::report::rank_count(n as usize)
+    );
     job.run().unwrap_or_else(|e| panic!("{e}"))
 }
 
@@ -264,7 +267,8 @@ pub fn verdict(test_name: &str, n: u32, out: &Outcome) -> Result<(), String> {
         }
     };
     Err(format!(
-        "`{test_name}` failed at {n} ranks: {why} ({:.1} s)\n{}",
+        "`{test_name}` failed at {}: {why} ({:.1} s)\n{}",
+        crate::report::rank_count(n as usize),
         out.wall.as_secs_f64(),
         learner_view(out)
     ))
