@@ -209,6 +209,33 @@ fn every_page_states_the_plans_minutes() {
 }
 
 #[test]
+fn every_pages_reading_minutes_follow_the_rule() {
+    let course = course();
+    let book = repo_root().join("book/src");
+    let mut wrong = vec![];
+    for c in &course.chapters {
+        for (page, _) in &c.reading {
+            let path = book.join(book_folder(c)).join(page);
+            let load = course::reading::measure(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+            if c.reading_of(page) != Some(load.minutes()) {
+                wrong.push(format!(
+                    "chapter {} {page}: course.toml says {:?}, the rule {} ({load:?})",
+                    c.id,
+                    c.reading_of(page),
+                    load.minutes()
+                ));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "reading minutes against course::reading's rule (set them in course.toml, then \
+         make teaching):\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
 fn the_plan_names_exactly_the_exercises_of_the_stubs() {
     let root = repo_root();
     let course = course();

@@ -26,6 +26,7 @@ pub mod course;
 pub mod course_map;
 pub mod handout;
 pub mod progress;
+pub mod reading;
 pub mod registry;
 pub mod registry_check;
 pub mod schedule;

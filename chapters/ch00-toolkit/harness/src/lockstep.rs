@@ -64,7 +64,10 @@ impl Property<'_> {
         };
         // ANCHOR: lockstep_case
         let size = self.world.size();
-        let reproduce = format!("WORKBOOK_SEED={seed} with {}", crate::report::rank_count(size as usize));
+        let reproduce = format!(
+            "WORKBOOK_SEED={seed} with {}",
+            crate::report::rank_count(size as usize)
+        );
         watchdog::set_reproduce(Some(reproduce));
         let mut runner = TestRunner::new_with_rng(config, rng_from(seed));
         let case_no = Cell::new(0u32);

@@ -60,7 +60,11 @@ impl Reaper {
     /// Starts the reaper of the session led by `launcher` (a child started with setsid);
     /// if it cannot start, kills the launcher and says why.
     pub fn start(launcher: &mut Child, flavor: Flavor) -> Result<Reaper, String> {
-        let ask = if flavor == Flavor::Slurm { "INT2" } else { "TERM" };
+        let ask = if flavor == Flavor::Slurm {
+            "INT2"
+        } else {
+            "TERM"
+        };
         let started = Command::new("/bin/sh")
             .args(["-c", REAPER, "workbook-reaper"])
             .args([launcher.id().to_string(), ask.into(), GRACE_S.to_string()])
