@@ -57,6 +57,23 @@ pub fn linear_svg(title: &str, x_label: &str, y_label: &str, series: &[Series]) 
     linear_svg_dots(title, x_label, y_label, series, &[])
 }
 
+/// Where the x axis is labelled: six even ticks, or, when every x is a whole number (a
+/// rank count), whole numbers only (every one up to 11 of them), so that no label is a
+/// rounded 2.4 saying "2".
+fn x_ticks(x0: f64, x1: f64, whole: bool) -> Vec<f64> {
+    if !whole {
+        return (0..=5)
+            .map(|i| x0 + (x1 - x0) * f64::from(i) / 5.0)
+            .collect();
+    }
+    let step = ((x1 - x0) / 10.0).ceil().max(1.0);
+    let first = x0.ceil();
+    (0..)
+        .map(|i| first + step * f64::from(i))
+        .take_while(|x| *x <= x1)
+        .collect()
+}
+
 /// [`linear_svg`] with `dots` too: series drawn as points (a ring at each, no line), for
 /// measured values next to the lines of a formula; dots `i` take the colour of line `i`.
 /// The axes take in both.
@@ -74,9 +91,11 @@ pub fn linear_svg_dots(
     let px = |x: f64| LEFT + (x - x0) / (x1 - x0) * (W - LEFT - RIGHT);
     let py = |y: f64| H - BOTTOM - y / y1 * (H - TOP - BOTTOM);
     let mut grid = String::new();
-    for i in 0..=5 {
-        let (x, y) = (x0 + (x1 - x0) * f64::from(i) / 5.0, y1 * f64::from(i) / 5.0);
+    for x in x_ticks(x0, x1, pts().all(|p| p.0.fract() == 0.0)) {
         grid += &x_tick(px(x), &format!("{x:.0}"));
+    }
+    for i in 0..=5 {
+        let y = y1 * f64::from(i) / 5.0;
         grid += &y_tick(py(y), &format!("{y:.2}"));
     }
     let mut svg = render([title, x_label, y_label], series, &grid, (&px, &py), |_| {
@@ -177,6 +196,14 @@ fn render(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn whole_x_values_get_whole_ticks() {
+        let one_to_eight: Vec<f64> = (1..=8).map(f64::from).collect();
+        assert_eq!(x_ticks(1.0, 8.0, true), one_to_eight);
+        assert_eq!(x_ticks(1.0, 64.0, true)[..3], [1.0, 8.0, 15.0]);
+        assert_eq!(x_ticks(0.0, 1.0, false).len(), 6);
+    }
 
     #[test]
     fn dots_are_rings_on_the_lines_axes() {
