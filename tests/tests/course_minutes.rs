@@ -208,6 +208,36 @@ fn every_page_states_the_plans_minutes() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// The book's one policy for solutions: each exercise's section ends with one folded
+/// `Solution` block that includes the solution's code from `solutions/` (which `make
+/// handout` replaces), after its hints; no other summary names a solution.
+#[test]
+fn every_exercise_ends_with_one_folded_solution() {
+    let course = course();
+    let mut problems = vec![];
+    for c in &course.chapters {
+        let page = repo_root().join("book/src").join(book_folder(c)).join("exercises.md");
+        let text = std::fs::read_to_string(&page).unwrap();
+        for (heading, body) in sections(&text) {
+            let blocks: Vec<&str> = body.split("<details><summary>Solution</summary>").collect();
+            let last = blocks.last().copied().unwrap_or("");
+            let ok = blocks.len() == 2
+                && last.contains("{{#include ../../../solutions/")
+                && !last.contains("<summary>Hint")
+                && !body.contains("<summary>A solution");
+            if !ok {
+                problems.push(format!("{}: {heading}", page.display()));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "each exercise needs one <details><summary>Solution</summary> block after its hints, \
+         including from solutions/:\n{}",
+        problems.join("\n")
+    );
+}
+
 #[test]
 fn every_pages_reading_minutes_follow_the_rule() {
     let course = course();
