@@ -216,7 +216,10 @@ fn every_exercise_ends_with_one_folded_solution() {
     let course = course();
     let mut problems = vec![];
     for c in &course.chapters {
-        let page = repo_root().join("book/src").join(book_folder(c)).join("exercises.md");
+        let page = repo_root()
+            .join("book/src")
+            .join(book_folder(c))
+            .join("exercises.md");
         let text = std::fs::read_to_string(&page).unwrap();
         for (heading, body) in sections(&text) {
             let blocks: Vec<&str> = body.split("<details><summary>Solution</summary>").collect();

@@ -5,7 +5,7 @@
 //! size (`Nodes::check`). Nothing to run here: the lab and the tests use it.
 
 use crate::lab_flags::{above_zero, positive, read};
-use crate::model::AlphaBeta;
+use crate::model::{AlphaBeta, Cards};
 use crate::nodes::Nodes;
 use clap::{CommandFactory, Parser};
 
@@ -34,6 +34,21 @@ pub struct HierFlags {
     #[arg(long, value_name = "B", default_value_t = 0.125, value_parser = above_zero,
           allow_negative_numbers = true)]
     pub inter_gbps: f64,
+    /// The network cards of a node for the last table: `node` (one, shared by the node's
+    /// ranks) or `rank` (one per rank, as a GPU cluster has one per GPU)
+    #[arg(long, value_name = "node|rank", default_value = "node", value_parser = parse_cards)]
+    pub cards: Cards,
+}
+
+/// `node` or `rank`.
+fn parse_cards(text: &str) -> Result<Cards, String> {
+    match text {
+        "node" => Ok(Cards::OnePerNode),
+        "rank" => Ok(Cards::OnePerRank),
+        _ => Err(format!(
+            "{text:?} is neither `node` (one card per node) nor `rank`"
+        )),
+    }
 }
 
 impl HierFlags {

@@ -7,7 +7,7 @@
 //!
 //! Used by the `hier` lab; nothing to run here.
 
-use crate::model::{AlphaBeta, Links};
+use crate::model::{AlphaBeta, Cards, Links};
 use ch10::matrix::{measure, PairFit};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -41,6 +41,8 @@ pub fn measure_links(world: &SimpleCommunicator, node: usize, trips: usize) -> M
         links: Links {
             intra: intra.or(inter).unwrap_or(fallback),
             inter: inter.or(intra).unwrap_or(fallback),
+            // Emulated nodes and the namespace cluster's: one link leaves each node.
+            cards: Cards::OnePerNode,
         },
         intra_pairs: same.len(),
         inter_pairs: across.len(),

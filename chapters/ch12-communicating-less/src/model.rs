@@ -6,13 +6,26 @@
 
 pub use ch01::model::AlphaBeta;
 
-/// The two link classes of a cluster.
+/// The two link classes of a cluster, and how many network cards a node has.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Links {
     /// Between two ranks of one node.
     pub intra: AlphaBeta,
     /// Between two ranks of different nodes.
     pub inter: AlphaBeta,
+    /// The network cards of a node, which the messages between nodes share.
+    pub cards: Cards,
+}
+
+/// A node's network cards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cards {
+    /// One card, which every message leaving the node shares (this machine's emulated
+    /// nodes, and a CPU cluster's usual node).
+    OnePerNode,
+    /// One card per rank (a GPU cluster's usual node: a network card per GPU), each at
+    /// the `inter` link's speed: messages of different ranks cross side by side.
+    OnePerRank,
 }
 
 /// The allreduce schedules the model compares.
@@ -52,18 +65,25 @@ impl Schedule {
 ///   twice (reduce-scatter + gather, scatter + allgather: what MPI runs for large
 ///   vectors): `4(q-1)·m_i(n/q)`; then a ring among the `N` leaders: `2(N-1)·m_e(n/N)`;
 /// - busy: a reduce-scatter and an allgather in the node, `2(q-1)·m_i(n/q)`; then `q`
-///   rings of `n/q` at once, which share the node's link: `2(N-1)` latencies and the
-///   bytes of one ring of `n`: `2(N-1)·m_e(n/N)`, the leaders' inter-node time.
+///   rings of `n/q` at once. With one card per node they share it: `2(N-1)` latencies
+///   and the bytes of one ring of `n`, `2(N-1)·m_e(n/N)`, the leaders' inter-node time.
+///   With one card per rank each ring has its own: `2(N-1)·m_e(n/(qN))`, `q` times fewer
+///   bytes per card than the leaders' one ring (why production hierarchies have this
+///   shape). The flat ring and the leaders use one card per node boundary either way.
 pub fn predict(schedule: Schedule, links: &Links, q: usize, nodes: usize, bytes: usize) -> f64 {
     let (qf, nf, n) = (q as f64, nodes as f64, bytes as f64);
     let p = qf * nf;
     let ring = |steps: f64, link: &AlphaBeta, x: f64| steps * link.predict(x);
     let across = ring(2.0 * (nf - 1.0), &links.inter, n / nf);
+    let across_busy = match links.cards {
+        Cards::OnePerNode => across,
+        Cards::OnePerRank => ring(2.0 * (nf - 1.0), &links.inter, n / (qf * nf)),
+    };
     match schedule {
         Schedule::FlatRing if nodes == 1 => ring(2.0 * (p - 1.0), &links.intra, n / p),
         Schedule::FlatRing => ring(2.0 * (p - 1.0), &links.inter, n / p),
         Schedule::Leaders => ring(4.0 * (qf - 1.0), &links.intra, n / qf) + across,
-        Schedule::Busy => ring(2.0 * (qf - 1.0), &links.intra, n / qf) + across,
+        Schedule::Busy => ring(2.0 * (qf - 1.0), &links.intra, n / qf) + across_busy,
     }
 }
 // ANCHOR_END: predict
@@ -104,6 +124,7 @@ mod tests {
         let same = Links {
             intra: SHM,
             inter: SHM,
+            cards: Cards::OnePerNode,
         };
         for b in [8, 1 << 20] {
             let flat = predict(Schedule::FlatRing, &same, 2, 2, b);
@@ -126,6 +147,7 @@ mod tests {
         let links = Links {
             intra: SHM,
             inter: tcp,
+            cards: Cards::OnePerNode,
         };
         // 2 nodes of 4: the flat ring crosses the slow link in 14 steps, the leaders in 2.
         let b = 1 << 20;
@@ -135,5 +157,35 @@ mod tests {
         // One node: a plain ring on shared memory.
         let one = predict(Schedule::FlatRing, &links, 4, 1, b);
         assert!((one - 6.0 * SHM.predict(b as f64 / 4.0)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_card_per_rank_cuts_the_busy_schedules_crossing_by_q() {
+        let tcp = AlphaBeta {
+            alpha: 5e-5,
+            beta: 1e9,
+        };
+        let (q, nodes, b) = (4, 2, 1 << 24);
+        let shared = Links {
+            intra: SHM,
+            inter: tcp,
+            cards: Cards::OnePerNode,
+        };
+        let own = Links {
+            cards: Cards::OnePerRank,
+            ..shared
+        };
+        let inside = 2.0 * 3.0 * SHM.predict(b as f64 / 4.0);
+        let crossing = |l: &Links| predict(Schedule::Busy, l, q, nodes, b) - inside;
+        // 2(N-1) = 2 steps across, of n/N bytes on a shared card, of n/(qN) on its own.
+        assert!((crossing(&shared) - 2.0 * tcp.predict(b as f64 / 2.0)).abs() < 1e-12);
+        assert!((crossing(&own) - 2.0 * tcp.predict(b as f64 / 8.0)).abs() < 1e-12);
+        // The leaders and the flat ring use one card per boundary either way.
+        for s in [Schedule::Leaders, Schedule::FlatRing] {
+            assert_eq!(
+                predict(s, &shared, q, nodes, b),
+                predict(s, &own, q, nodes, b)
+            );
+        }
     }
 }

@@ -72,6 +72,10 @@ fn bad_hier_lab_flags_are_refused_in_one_line() {
         ),
         ("--nodes", "a value is required for '--nodes <N|shared>'"),
         ("--leaders 2", "unexpected argument '--leaders' found"),
+        (
+            "--cards gpu",
+            "invalid value 'gpu' for '--cards <node|rank>': \"gpu\" is neither `node` (one card per node) nor `rank`",
+        ),
     ];
     refused_in_one_line(parse, &bad);
     let ok = parse(&[]).unwrap();
@@ -84,4 +88,7 @@ fn bad_hier_lab_flags_are_refused_in_one_line() {
         parse(&["--nodes".into(), "shared".into()]).unwrap().nodes,
         Nodes::Shared
     );
+    assert_eq!(ok.cards, ch12::model::Cards::OnePerNode);
+    let per_rank = parse(&["--cards".into(), "rank".into()]).unwrap().cards;
+    assert_eq!(per_rank, ch12::model::Cards::OnePerRank);
 }

@@ -21,7 +21,7 @@ use ch12::busy::allreduce_busy;
 use ch12::hier::allreduce_leaders;
 use ch12::hier_flags::{help, parse};
 use ch12::links::measure_links;
-use ch12::model::{crossover, predict, Links, Schedule};
+use ch12::model::{crossover, predict, Cards, Links, Schedule};
 use ch12::nodes::NodeGroups;
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
@@ -163,13 +163,18 @@ fn main() {
     let tcp = Links {
         intra: here.intra,
         inter: flags.inter(),
+        cards: flags.cards,
     };
     say(&format!(
         "\nthe model alone, {} of {q}, with TCP between nodes (assumed: alpha {:.1} µs, \
-         beta {:.2} GB/s)",
+         beta {:.2} GB/s{})",
         nodes_text(n),
         flags.inter().alpha * 1e6,
-        flags.inter().beta / 1e9
+        flags.inter().beta / 1e9,
+        match flags.cards {
+            Cards::OnePerNode => "",
+            Cards::OnePerRank => "; a network card per rank",
+        }
     ));
     let ladder: Vec<usize> = (0..=24).step_by(2).map(|k| 8usize << k).collect();
     for s in [Schedule::Leaders, Schedule::Busy] {
