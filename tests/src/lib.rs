@@ -12,12 +12,16 @@
 //! - `exercise_rules.rs`: stubs fail loudly with their exercise number, solutions mirror
 //!   the stubs and hold no `todo!`, and the learner meets no answer before the exercise
 //!   (none in `chapters/`, in the book only after it and collapsed; see [`answers`]);
-//! - `no_mpi.rs`: this crate and the course tooling build without MPI or LibTorch.
+//! - `no_mpi.rs`: this crate and the course tooling build without MPI or LibTorch;
+//! - `course_minutes.rs`: the pages state the plan's minutes, reading minutes follow
+//!   `course::reading`'s rule, and every exercise ends with one folded solution (its
+//!   helpers: [`plan_pages`]).
 //!
 //! The MPI + LibTorch toolchain check (one binary links both and allreduces a tensor on 2
 //! ranks) is a crate of its own, `tests/toolchain` (`cargo test -p workbook-toolchain`).
 
 pub mod answers;
+pub mod plan_pages;
 
 use std::path::{Path, PathBuf};
 

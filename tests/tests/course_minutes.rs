@@ -4,37 +4,13 @@
 //! plan names exactly the exercises the stubs hold.
 
 use course::check::{exercises_in, rust_files};
-use course::course::{Chapter, Course};
+use course::course::Course;
 use std::collections::BTreeSet;
+use workbook_tests::plan_pages::{book_folder, known_minutes, sections, stated_minutes};
 use workbook_tests::{book_pages, repo_root};
 
 fn course() -> Course {
     Course::load(&repo_root()).unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// The book folder of a chapter: `ch03-ring-allreduce`.
-fn book_folder(c: &Chapter) -> String {
-    let file = &c.exercises[0].file;
-    file.split('/').nth(1).unwrap().to_string()
-}
-
-/// The `## Ex` sections of an exercises page: (heading, body up to the next `## `).
-fn sections(text: &str) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = vec![];
-    let mut inside = false;
-    for line in text.lines() {
-        if line.starts_with("## ") {
-            inside = line.starts_with("## Ex");
-            if inside {
-                out.push((line.to_string(), String::new()));
-            }
-        } else if inside {
-            let body = &mut out.last_mut().unwrap().1;
-            body.push_str(line);
-            body.push('\n');
-        }
-    }
-    out
 }
 
 #[test]
@@ -102,49 +78,6 @@ fn exercise_headings_state_the_plans_minutes_and_open_with_the_file_to_edit() {
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
-}
-
-/// The figures of minutes a chapter's pages may state: the plan's.
-fn known_minutes(c: &Chapter) -> BTreeSet<u32> {
-    let mut known: BTreeSet<u32> = c.exercises.iter().map(|e| e.minutes).collect();
-    known.extend(
-        c.reading
-            .values()
-            .filter_map(|m| m.as_integer())
-            .map(|m| m as u32),
-    );
-    known.extend([
-        c.labs,
-        c.reading_total(),
-        c.exercise_total(),
-        c.core_exercise_total(),
-        c.exercise_total() - c.core_exercise_total(),
-        c.total(),
-        c.core_total(),
-    ]);
-    known
-}
-
-/// Every "N minutes", "N min", "N h" or "N hours" of a line, in minutes.
-fn stated_minutes(line: &str) -> Vec<u32> {
-    let words: Vec<&str> = line
-        .split(|ch: char| ch.is_whitespace() || ",.;:()*".contains(ch))
-        .filter(|w| !w.is_empty())
-        .collect();
-    let mut out = vec![];
-    for (i, w) in words.iter().enumerate() {
-        let Ok(n) = w.parse::<u32>() else { continue };
-        let next = words.get(i + 1).copied().unwrap_or("");
-        match next {
-            "minutes" | "minute" | "min" => out.push(n),
-            "h" | "hours" | "hour" => {
-                let extra = words.get(i + 2).and_then(|m| m.parse::<u32>().ok());
-                out.push(n * 60 + extra.filter(|m| *m < 60).unwrap_or(0));
-            }
-            _ => {}
-        }
-    }
-    out
 }
 
 #[test]
@@ -314,18 +247,6 @@ fn functions_with_stub(file: &std::path::Path, id: &str) -> BTreeSet<String> {
         }
     }
     found
-}
-
-#[test]
-fn the_minutes_reader_finds_every_form() {
-    assert_eq!(
-        stated_minutes("about 1 h 30 of exercises, then 15 minutes"),
-        [90, 15]
-    );
-    assert_eq!(
-        stated_minutes("(10 min) and 2 hours; min(r, extra)"),
-        [10, 120]
-    );
 }
 
 /// Every teaching page ends with collapsed speaker notes; every exercises page with its
