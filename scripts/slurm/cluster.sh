@@ -67,6 +67,9 @@ AuthInfo=socket=$RUN/munge/munge.socket
 CredType=cred/munge
 StateSaveLocation=$RUN/state
 SlurmdSpoolDir=$RUN/spool
+# The jobs' temporary files (the PMIx plugin's spmix_appdir_* among them) live under $RUN
+# too, so that an interrupted step leaves nothing in /tmp once Slurm is stopped.
+TmpFS=$RUN/tmp
 SlurmctldPidFile=$RUN/slurmctld.pid
 SlurmdPidFile=$RUN/slurmd.pid
 SlurmctldLogFile=$RUN/slurmctld.log
@@ -92,7 +95,7 @@ up() {
   [ "$(id -u)" = 0 ] || die "needs root (it starts slurmctld, slurmd and munged)"
   install
   down
-  mkdir -p "$RUN/state" "$RUN/spool" "$RUN/munge"
+  mkdir -p "$RUN/state" "$RUN/spool" "$RUN/munge" "$RUN/tmp"
   chmod 700 "$RUN/munge"
   dd if=/dev/urandom of="$RUN/munge.key" bs=1024 count=1 status=none
   chmod 400 "$RUN/munge.key"
