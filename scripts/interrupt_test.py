@@ -28,6 +28,11 @@ OUT = os.path.join(TARGET, "interrupt")
 TAG = "WORKBOOK_INTERRUPT_RUN"
 RANK_VARS = ("OMPI_COMM_WORLD_SIZE=", "PMIX_RANK=", "PMI_RANK=")
 CLUSTER_DIRS = ("/run/workbook-cluster", "/run/workbook-slurm")
+# Daemons and launchers a run starts whose environment and command line may name nothing
+# of it (slurmd starts each step's slurmstepd with an environment of its own): new ones
+# left after a point are the run's.
+DAEMONS = ("slurmstepd", "slurmd", "slurmctld", "munged", "srun", "mpirun", "mpiexec",
+           "orterun", "orted", "prterun", "prted", "hydra_pmi_proxy", "hydra_nameserver")
 END_S, SETTLE_S, REACH_S = 60, 10, 600
 # Folders the system's tools make once and keep: iproute2's (the namespaces in it are
 # checked as namespaces) and libmount's.
@@ -104,7 +109,8 @@ def of_the_run(token, before, mine):
             continue
         tagged = f"{TAG}={token}" in env
         named = ROOT in cmd or any(d in cmd for d in CLUSTER_DIRS)
-        if tagged or named or netns in NODES_SEEN:
+        daemon = cmd.split(" ")[0].split("/")[-1].rstrip(":") in DAEMONS
+        if tagged or named or daemon or netns in NODES_SEEN:
             left[pid] = cmd or "?"
     return left
 

@@ -43,10 +43,31 @@ stop_pidfile() { # pidfile name: TERM, wait up to 5 s, then KILL
   kill -KILL "$pid" 2>/dev/null || true
 }
 
+# The children of process $1 (from /proc: no procps needed).
+children() {
+  local f s rest
+  for f in /proc/[0-9]*/stat; do
+    read -r s 2>/dev/null < "$f" || continue
+    rest=${s##*) }
+    set -- "$1" $rest
+    if [ "$3" = "$1" ]; then f=${f#/proc/}; echo "${f%/stat}"; fi
+  done
+  return 0
+}
+
 down() {
   if [ -f "$RUN/slurm.conf" ]; then
     SLURM_CONF=$RUN/slurm.conf timeout 10 scancel --quiet --full --user=root 2>/dev/null || true
   fi
+  # A job step's slurmstepd outlives slurmd by design (steps survive a restart of the
+  # daemon); this cluster's steps, slurmd's children, end with it: given 5 s after the
+  # scancel, then killed.
+  local steps="" pid
+  if [ -f "$RUN/slurmd.pid" ]; then steps=$(children "$(cat "$RUN/slurmd.pid")"); fi
+  for pid in $steps; do
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+  done
   stop_pidfile "$RUN/slurmd.pid" slurmd
   stop_pidfile "$RUN/slurmctld.pid" slurmctld
   stop_pidfile "$RUN/munged.pid" munged
