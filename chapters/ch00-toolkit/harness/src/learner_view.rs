@@ -122,9 +122,12 @@ mod tests {
 
     #[test]
     fn a_count_that_failed_after_counts_that_passed_is_no_pass() {
-        let ran = |n: u32, word: &str| format!("[workbook] ran `t` at {n} ranks: {word}");
+        let ran = |n: usize, word: &str| {
+            let at = crate::report::rank_count(n);
+            format!("[workbook] ran `t` at {at}: {word}")
+        };
         let (start1, start3) = (
-            "[workbook] size `t` at 1 ranks",
+            "[workbook] size `t` at 1 rank",
             "[workbook] size `t` at 3 ranks",
         );
         let ok1 = ran(1, "ok");

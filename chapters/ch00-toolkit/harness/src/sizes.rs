@@ -24,6 +24,7 @@
 //! size, a planted fault at one count) still launches on its own.
 
 use crate::launch::Outcome;
+use crate::report::rank_count;
 use mpi::collective::SystemOperation;
 use mpi::environment::Threading;
 use mpi::topology::{Color, SimpleCommunicator};
@@ -64,7 +65,7 @@ where
     // ANCHOR: each_count
     for &n in sizes {
         if me == 0 {
-            println!("{STARTING} `{test_name}` at {n} ranks");
+            println!("{STARTING} `{test_name}` at {}", rank_count(n as usize));
         }
         let color = match me < n as i32 {
             true => Color::with_value(0),
@@ -127,7 +128,11 @@ fn any_failed(world: &SimpleCommunicator, mine: bool) -> bool {
 /// without rank 0's `ran ... at n ranks: ok` line. `None` when every count passed.
 pub(crate) fn first_failed(test_name: &str, sizes: &[u32], out: &Outcome) -> Option<u32> {
     let ok = |n: u32| {
-        let line = format!("{} `{test_name}` at {n} ranks: ok", crate::testing::RAN);
+        let line = format!(
+            "{} `{test_name}` at {}: ok",
+            crate::testing::RAN,
+            rank_count(n as usize)
+        );
         out.lines.iter().any(|l| l.text.trim_end().ends_with(&line))
     };
     sizes.iter().copied().find(|&n| !ok(n))
@@ -164,7 +169,7 @@ pub(crate) fn verdict_at(test_name: &str, n: u32, sizes: &[u32], out: &Outcome) 
 
 /// True when rank 0 said that count `n` of `test_name` started in the launch `out`.
 pub(crate) fn started(test_name: &str, n: u32, out: &Outcome) -> bool {
-    let line = format!("{STARTING} `{test_name}` at {n} ranks");
+    let line = format!("{STARTING} `{test_name}` at {}", rank_count(n as usize));
     out.lines.iter().any(|l| l.text.trim_end() == line)
 }
 
@@ -198,8 +203,8 @@ mod tests {
         let out = job(
             1,
             &[
-                "[workbook] size `t` at 1 ranks",
-                "[workbook] ran `t` at 1 ranks: ok",
+                "[workbook] size `t` at 1 rank",
+                "[workbook] ran `t` at 1 rank: ok",
                 "[workbook] size `t` at 3 ranks",
                 "rank 2: panicked at src/x.rs:3:5: boom",
             ],
@@ -209,7 +214,7 @@ mod tests {
         let all = job(
             0,
             &[
-                "[workbook] ran `t` at 1 ranks: ok",
+                "[workbook] ran `t` at 1 rank: ok",
                 "[workbook] ran `t` at 3 ranks: ok",
             ],
         );

@@ -242,7 +242,10 @@ where
             Ok(()) => {}
         }
         let word = if verdict.is_ok() { "ok" } else { "FAILED" };
-        println!("{RAN} `{test_name}` at {} ranks: {word}", comm.size());
+        println!(
+            "{RAN} `{test_name}` at {}: {word}",
+            crate::report::rank_count(comm.size() as usize)
+        );
     }
     verdict
 }
