@@ -17,6 +17,7 @@
 #   make cluster-test      a two-node cluster in network namespaces: hello, ch03, ch06, a kill
 #   make slurm-test        a one-node Slurm: srun -n 4 runs a lab and tests, sbatch a check
 #   make interrupt-test    Ctrl-C, SIGTERM, SIGKILL at points chosen by SEED (POINTS=3): nothing left behind
+#   make check-the-check   33 planted learner mistakes: does make check name exercise, function, cause? (ONLY=11.)
 #   make sbatch CH=NN      a chapter's Slurm batch script in target/slurm/ (sbatch it)
 # Instructors: make class DIR=folder (merge progress.json files), make teaching (schedules
 #   from course.toml), make handout DEST=dir (no solutions), make release CH=NN DEST=dir.
@@ -252,7 +253,7 @@ outputs:
 
 # Beyond one machine (root): a two-node cluster in network namespaces, and a one-node Slurm.
 # Each sets up and tears down everything it starts, within its deadline.
-.PHONY: cluster-test slurm-test cluster-outputs sbatch interrupt-test
+.PHONY: cluster-test slurm-test cluster-outputs sbatch interrupt-test check-the-check
 cluster-test:
 	timeout --foreground 1200 scripts/cluster/test.sh
 
@@ -263,6 +264,12 @@ slurm-test:
 # scripts/interrupt_test.py --list names them all) and checks nothing of them is left.
 interrupt-test: setup
 	timeout --foreground 1500 scripts/interrupt_test.py
+
+# Injects the mistakes of scripts/check_the_check/mistakes.toml one at a time into solved
+# chapters and judges what `make check` shows first (table: target/workbook/check-the-check.md).
+# On demand or weekly: about a minute per mistake. ONLY=11. picks mistakes by id.
+check-the-check: setup
+	timeout --foreground 5400 python3 scripts/check_the_check/run.py
 
 # A chapter's Slurm batch script: target/slurm/chNN.sbatch (submit with sbatch).
 sbatch:

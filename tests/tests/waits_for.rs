@@ -94,3 +94,52 @@ fn every_test_not_named_after_an_exercise_is_declared_in_course_toml() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// Every exercise test of a chapter is listed under `[chapter.checks]` with the functions
+/// it checks, each a function of its exercise; every listed test exists. `make check` ranks
+/// a failing exercise's tests by it (the fewest functions first) and "Next:" opens them.
+#[test]
+fn every_exercise_test_names_the_functions_it_checks_in_course_toml() {
+    let root = repo_root();
+    let course = Course::load(&root).unwrap();
+    let mut problems = vec![];
+    for chapter in &course.chapters {
+        let dir = course::registry::chapter_dir(&root, &chapter.id).unwrap();
+        let mut found = BTreeSet::new();
+        for file in rust_files(&dir.join("tests")) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            found.extend(tests_in(&text).into_iter().filter(|n| exercise_of(n).is_some()));
+        }
+        for name in &found {
+            if !chapter.checks.contains_key(name) {
+                problems.push(format!(
+                    "{}: test `{name}` is not under course.toml's [chapter.checks] of chapter {}: \
+                     add `{name} = [\"function\", ...]` (the functions of its exercise it checks)",
+                    dir.display(),
+                    chapter.id
+                ));
+            }
+        }
+        for (name, functions) in &chapter.checks {
+            let id = exercise_of(name).unwrap_or_default();
+            let exercise = chapter.exercises.iter().find(|e| e.id == id);
+            let at = format!("course.toml chapter {}, [chapter.checks] {name}", chapter.id);
+            match exercise {
+                _ if !found.contains(name) => problems.push(format!("{at}: no such test")),
+                None => problems.push(format!("{at}: no exercise {id} in the chapter")),
+                Some(e) => {
+                    for f in functions.iter().filter(|f| !e.functions.contains(f)) {
+                        problems.push(format!(
+                            "{at}: `{f}` is not one of ex {id}'s functions {:?}",
+                            e.functions
+                        ));
+                    }
+                    if functions.is_empty() {
+                        problems.push(format!("{at}: names no function"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -29,6 +29,9 @@ pub struct Exercise {
     pub task: String,
     /// The test functions named after it.
     pub tests: Vec<String>,
+    /// Those that failed, the most specific first (see [`crate::check_focus::specificity`]):
+    /// (test, the first lines of its failure).
+    pub failed: Vec<(String, String)>,
     pub status: Status,
 }
 
@@ -166,6 +169,7 @@ pub fn verdicts(
     stubs: &BTreeMap<String, String>,
     places: &BTreeMap<String, Place>,
     run: &crate::test_run::TestRun,
+    chapter: Option<&crate::course::Chapter>,
 ) -> Vec<Exercise> {
     // A solved exercise has no todo! left: its tests still name it.
     let mut ids: Vec<String> = stubs.keys().cloned().collect();
@@ -185,9 +189,17 @@ pub fn verdicts(
             .keys()
             .filter(|t| exercise_of(t).as_deref() == Some(id.as_str()));
         let tests: Vec<String> = mine.cloned().collect();
-        let failures: Vec<&String> = tests
+        let mut failed: Vec<&String> = tests.iter().filter(|t| run.results[*t].is_err()).collect();
+        // Not run because a sibling hung: last.
+        let not_run = |t: &str| {
+            run.results[t]
+                .as_ref()
+                .is_err_and(|f| f.contains("` not run: `"))
+        };
+        failed.sort_by_key(|t| (not_run(t), crate::check_focus::specificity(chapter, t)));
+        let failures: Vec<&String> = failed
             .iter()
-            .filter_map(|t| run.results[t].as_ref().err())
+            .filter_map(|t| run.results[*t].as_ref().err())
             .collect();
         let status = if tests.is_empty() {
             Status::NoTest
@@ -202,9 +214,20 @@ pub fn verdicts(
             // backward runs 11.1's router): nothing of this one can be judged yet.
             Status::NotStarted
         } else {
-            // A test not run because its sibling hung says less than the sibling.
-            let first = failures.iter().find(|f| !f.contains("` not run: `"));
-            Status::Failing(excerpt(first.unwrap_or(&failures[0])))
+            // The most specific failure (sorted first above).
+            Status::Failing(excerpt(failures[0]))
+        };
+        let failed = match status {
+            Status::Failing(_) => failed
+                .iter()
+                .map(|t| {
+                    (
+                        t.to_string(),
+                        excerpt(run.results[*t].as_ref().err().unwrap()),
+                    )
+                })
+                .collect(),
+            _ => vec![],
         };
         let task = match (stubs.get(id), places.get(id)) {
             (Some(task), _) => task.clone(),
@@ -215,6 +238,7 @@ pub fn verdicts(
             id: id.clone(),
             task,
             tests,
+            failed,
             status,
         });
     }

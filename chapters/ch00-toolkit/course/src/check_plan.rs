@@ -19,16 +19,30 @@ pub fn in_course_order<'a>(list: &'a [Exercise], chapter: Option<&Chapter>) -> V
     ordered
 }
 
-/// Where to go on: the first failing exercise in the course's order, else the first one
-/// not yet passed (not started, or without a test) in that order.
+/// True for an exercise the plan marks optional (`core = false`).
+pub fn is_optional(chapter: Option<&Chapter>, id: &str) -> bool {
+    let listed = chapter.and_then(|c| c.exercises.iter().find(|e| e.id == id));
+    listed.is_some_and(|e| !e.core)
+}
+
+/// Where to go on, core work first: the first failing core exercise in the course's order,
+/// else the first core one not yet passed (not started, or without a test); then the same
+/// among the optional ones.
 pub fn next<'a>(list: &'a [Exercise], chapter: Option<&Chapter>) -> Option<&'a Exercise> {
     let ordered = in_course_order(list, chapter);
-    let failing = ordered
-        .iter()
-        .find(|e| matches!(e.status, Status::Failing(_)));
-    failing
-        .or_else(|| ordered.iter().find(|e| e.status != Status::Passed))
-        .copied()
+    for optional in [false, true] {
+        let mine: Vec<&'a Exercise> = ordered
+            .iter()
+            .copied()
+            .filter(|e| is_optional(chapter, &e.id) == optional)
+            .collect();
+        let failing = mine.iter().find(|e| matches!(e.status, Status::Failing(_)));
+        let found = failing.or_else(|| mine.iter().find(|e| e.status != Status::Passed));
+        if let Some(e) = found {
+            return Some(*e);
+        }
+    }
+    None
 }
 
 /// A failing test that is not named after one exercise, as `make check` shows it.
@@ -113,6 +127,7 @@ mod tests {
               { id = "7.4", title = "c", minutes = 1, core = true, file = "a.rs", functions = ["f"] },
               { id = "7.2", title = "d", minutes = 1, core = false, file = "a.rs", functions = ["f"] },
             ]
+
             [chapter.waits_for]
             resume_continues_bit_for_bit = ["7.2", "7.4"]
             bad_settings_fail = []
@@ -126,6 +141,7 @@ mod tests {
             id,
             task,
             tests,
+            failed: vec![],
             status,
         }
     }
@@ -161,6 +177,19 @@ mod tests {
         assert_eq!(next(&l, Some(&c)).unwrap().id, "7.1");
         let l = list([Passed, Passed, Passed, Passed]);
         assert!(next(&l, Some(&c)).is_none());
+    }
+
+    #[test]
+    fn core_work_comes_before_optional_work() {
+        use Status::*;
+        let c = chapter();
+        // 7.2 (optional) fails, 7.3 (core) is not started: 7.3 first.
+        let l = list([Passed, Failing("x".into()), NotStarted, Passed]);
+        assert_eq!(next(&l, Some(&c)).unwrap().id, "7.3");
+        assert!(is_optional(Some(&c), "7.2") && !is_optional(Some(&c), "7.3"));
+        // Only optional work left: it is next.
+        let l = list([Passed, Failing("x".into()), Passed, Passed]);
+        assert_eq!(next(&l, Some(&c)).unwrap().id, "7.2");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! (`make check`). Each run records what it found in `target/workbook/progress.json`
 //! ([`crate::progress`]).
 
-use crate::check::{self, Exercise, Place, Status};
+use crate::check::{self, Exercise, Status};
 use crate::check_plan::{self, Other};
 use crate::course::{Chapter, Course};
 use crate::progress::Progress;
@@ -40,10 +40,13 @@ fn progress_word(s: &Status) -> &'static str {
     }
 }
 
-/// Prints the exercises as a table.
-pub fn print_table<'a>(list: impl IntoIterator<Item = &'a Exercise>) {
+/// Prints the exercises as a table; the plan's optional exercises say so.
+pub fn print_table<'a>(list: impl IntoIterator<Item = &'a Exercise>, chapter: Option<&Chapter>) {
     let rows = list.into_iter().map(|e| Row {
-        id: format!("ex {}", e.id),
+        id: match check_plan::is_optional(chapter, &e.id) {
+            true => format!("ex {} (optional)", e.id),
+            false => format!("ex {}", e.id),
+        },
         status: label(&e.status).to_string(),
         task: e.task.clone(),
     });
@@ -87,11 +90,9 @@ pub fn check_chapter(root: &Path, nn: &str, next: bool) -> Verdict {
     }
     let places = check::exercise_places(root, &dir);
     let ordered = check_plan::in_course_order(&list, chapter);
-    print_table(ordered.iter().copied());
+    print_table(ordered.iter().copied(), chapter);
     for e in &ordered {
-        if let Status::Failing(why) = &e.status {
-            println!("\nex {} is failing ({}):\n{why}", e.id, e.tests.join(", "));
-        }
+        crate::check_report::print_failure(e);
     }
     let statuses: BTreeMap<String, String> = list
         .iter()
@@ -124,7 +125,7 @@ pub fn check_chapter(root: &Path, nn: &str, next: bool) -> Verdict {
             println!("Chapter {nn} done. Next: the chapter's self-check questions in the book.");
         }
     } else if let (Some(open), true) = (first_open, next) {
-        print_next(root, &package, open, places.get(&open.id));
+        crate::check_report::print_next(root, &package, open, places.get(&open.id), chapter);
     }
     let code = if done { 0 } else { 1 };
     Verdict { code, summary }
@@ -160,7 +161,7 @@ fn run_in_two_rounds(
     }
     let mut run = crate::test_run::cargo_test_with(root, package, false, &first);
     let places = check::exercise_places(root, dir);
-    let list = check::verdicts(&check::exercises_in(dir), &places, &run);
+    let list = check::verdicts(&check::exercises_in(dir), &places, &run, chapter);
     if run.build_error.is_some() {
         return (run, list);
     }
@@ -218,25 +219,6 @@ fn print_others(
 /// `"3"` or `"03"` -> `"03"`.
 fn chapter_id(nn: &str) -> String {
     format!("{nn:0>2}")
-}
-
-/// The "Next:" lines: the exercise, the file and function to open, the book page.
-fn print_next(root: &Path, package: &str, e: &Exercise, place: Option<&Place>) {
-    println!("Next: ex {}: {}", e.id, e.task);
-    if let Some(place) = place {
-        println!("  open {} (fn {})", place.file.display(), place.function);
-    }
-    let page = format!("book/src/{package}/exercises.md");
-    if !root.join(&page).is_file() {
-        return;
-    }
-    let course = Course::load(root).ok();
-    let anchor = course
-        .as_ref()
-        .and_then(|c| c.exercise(&e.id))
-        .map(|(_, ex)| format!("#{}", ex.anchor()))
-        .unwrap_or_default();
-    println!("  read book/build/{package}/exercises.html{anchor} (make book builds it)");
 }
 
 /// Every chapter, one table after another, then one summary line per chapter. Exit code:

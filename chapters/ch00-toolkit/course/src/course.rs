@@ -1,9 +1,8 @@
 //! The course plan: `course.toml` at the repository root, the one source of every minute
 //! the book states (exercises, reading, labs) and of how the chapters depend on each other.
 //!
-//! [`Course::load`] reads it; the sums ([`Chapter::total`], [`Course::total`]) and the
-//! lines the book states ([`Chapter::time_line`], [`Exercise::heading`]) are computed here
-//! and nowhere else. [`crate::schedule`] turns it into the workshop schedules.
+//! [`Course::load`] reads it; the sums ([`Chapter::total`], [`Course::total`]) and the lines
+//! the book states ([`Chapter::time_line`], [`Exercise::heading`]) are computed here only.
 
 use serde::Deserialize;
 use std::path::Path;
@@ -59,6 +58,10 @@ pub struct Chapter {
     /// for (`[]`: none, it checks given code); see [`crate::check_plan`].
     #[serde(default)]
     pub waits_for: std::collections::BTreeMap<String, Vec<String>>,
+    /// Each exercise test (`exN_M_...`) with the functions it checks (`[chapter.checks]`;
+    /// see [`crate::check_focus`]).
+    #[serde(default)]
+    pub checks: std::collections::BTreeMap<String, Vec<String>>,
     /// Its crate, labs and benches: the registry ([`crate::registry`]).
     #[serde(default, rename = "crate")]
     pub code: crate::registry::Crate,
@@ -284,10 +287,8 @@ mod tests {
         assert_eq!(e.heading(), "## Ex 0.2: gather (25 minutes, optional)");
         assert_eq!(e.anchor(), "ex-02-gather-25-minutes-optional");
         assert_eq!(e.edit_line(), "**Edit** `a.rs`, functions `g`, `h`.");
-        assert_eq!(
-            (clock_span(45), clock_span(60), clock_span(125)),
-            ("45 min".into(), "1 h".into(), "2 h 05".into())
-        );
+        let spans = (clock_span(45), clock_span(60), clock_span(125));
+        assert_eq!(spans, ("45 min".into(), "1 h".into(), "2 h 05".into()));
     }
 
     #[test]

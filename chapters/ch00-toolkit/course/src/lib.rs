@@ -7,7 +7,9 @@
 //!   [`registry_check`]: every place that must know a chapter;
 //! - [`check`]: `make check` and `make verify` (the `workbook` binary): which exercises a
 //!   chapter has and where; [`check_table`]: a chapter's table and verdict;
-//!   [`check_plan`]: what an exercise's tests wait for;
+//!   [`check_plan`]: what an exercise's tests wait for and which exercise is next;
+//!   [`check_focus`]: which failure is shown first and which function "Next:" opens;
+//!   [`check_report`]: a failing exercise's lines and the "Next:" lines;
 //! - [`test_run`]: `cargo test` and libtest's verdicts; [`waiting`]: what a long check
 //!   waits for, said while it waits;
 //! - [`progress`]: the progress file each `make check` writes and the class table
@@ -20,7 +22,9 @@
 //! workbook -- help` (the Makefile's `$(WORKBOOK)`).
 
 pub mod check;
+pub mod check_focus;
 pub mod check_plan;
+pub mod check_report;
 pub mod check_table;
 pub mod course;
 pub mod course_map;

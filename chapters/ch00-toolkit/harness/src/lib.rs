@@ -26,7 +26,8 @@
 //!   [`idle`]: a barrier that sleeps while it waits, for programs that time two ranks
 //!   while the others wait.
 //! - [`errors`], [`panics`]: an MPI error or a panic is told in the learner's terms: rank,
-//!   call, meaning, the learner's line, the case and the seed.
+//!   call, meaning, the learner's line, the case and the seed; [`library_panics`]: the
+//!   classic cause of a known rsmpi or LibTorch panic.
 //! - [`trace`]: the messages a thread really sent and received; [`diagram`]: those
 //!   messages drawn as an SVG, one arrow per message, one column per round; [`tally`]:
 //!   the collectives a thread called, with their bytes.
@@ -70,6 +71,7 @@ pub mod launch;
 pub mod launcher;
 pub mod launcher_output;
 pub mod learner_view;
+pub mod library_panics;
 pub mod libtorch_errors;
 pub mod lockstep;
 pub mod ops;

@@ -5,8 +5,8 @@
 //! points into a file the learner never wrote. [`place`] then also names the learner's
 //! function and line (the first frame in a chapter's `src/` or in `solutions/`), else the
 //! first line of the workspace that called it, found in a backtrace taken on the spot.
-//! [`message`] folds LibTorch's C++ backtrace out of a panic message, [`hint`] explains
-//! the known library panics.
+//! [`message`] folds LibTorch's C++ backtrace out of a panic message;
+//! [`crate::library_panics::hint`] explains the known library panics.
 
 use std::panic::Location;
 
@@ -38,23 +38,6 @@ pub fn message(raw: &str) -> String {
     crate::libtorch_errors::fold(raw)
 }
 
-/// A known library panic, explained: rsmpi asserts that a `*_root` collective runs on
-/// the root (`gather_into_root` on every rank is a classic mistake); LibTorch's errors
-/// (an undefined gradient, shapes or kinds that do not match) are named by their message.
-pub fn hint(location: Option<&Location<'_>>, message: &str) -> Option<String> {
-    let file = location.map(|l| l.file()).unwrap_or("");
-    let rsmpi_collective = file.contains("/mpi-") && file.ends_with("collective.rs");
-    if rsmpi_collective && message.contains("left == right") {
-        return Some(
-            "a `..._root` collective (gather_into_root, scatter_into_root, reduce_into_root...) \
-             was called on a rank that is not the root: only the root calls it; the other \
-             ranks call the matching `gather_into` / `scatter_into` / `reduce_into`"
-                .to_string(),
-        );
-    }
-    crate::libtorch_errors::hint(message)
-}
-
 /// Where cargo unpacks the crates it downloads: `$CARGO_HOME/registry/src/<index>/`, with
 /// `CARGO_HOME` `~/.cargo` by default but anywhere on a machine (or CI) that sets it.
 const REGISTRY_SRC: &str = "/registry/src/";
@@ -75,19 +58,25 @@ fn short(file: &str) -> &str {
     }
 }
 
-/// The learner's frame of a backtrace: the first of the workspace's own frames (see
+/// The learner's frames of a backtrace: the workspace's own frames (see
 /// [`caller_in_workspace`]) whose file is in a chapter's `src/` or in `solutions/` (the
-/// test files, `tests/...`, are the course's), as `FUNCTION at FILE:LINE`.
+/// test files, `tests/...`, are the course's), innermost first, one per function and at
+/// most three, as `FUNCTION at FILE:LINE, from your CALLER at FILE:LINE`: a panic in a
+/// function an earlier exercise wrote also names the caller the failing one wrote.
 pub fn learner_frame(trace: &str) -> Option<String> {
-    let own = own_frames(trace).into_iter().find(|(_, file)| {
-        file.as_deref().is_some_and(|f| {
-            let f = f.replace('\\', "/");
-            let in_src = f.starts_with("src/") || f.contains("/src/");
-            (in_src || f.contains("solutions/")) && !f.contains("/tests/")
-        })
-    })?;
-    let (name, file) = (own.0, own.1?);
-    Some(format!("{} at {}", function_name(&name), tidy(&file)))
+    let mut chain: Vec<(String, String)> = vec![];
+    for (name, file) in own_frames(trace) {
+        let Some(file) = file else { continue };
+        let f = file.replace('\\', "/");
+        let in_src = f.starts_with("src/") || f.contains("/src/");
+        let name = function_name(&name).to_string();
+        let mine = (in_src || f.contains("solutions/")) && !f.contains("/tests/");
+        if mine && chain.len() < 3 && chain.iter().all(|(n, _)| *n != name) {
+            chain.push((name, tidy(&file)));
+        }
+    }
+    let chain: Vec<String> = chain.iter().map(|(n, f)| format!("{n} at {f}")).collect();
+    (!chain.is_empty()).then(|| chain.join(", from your "))
 }
 
 /// A path with its `dir/..` pairs taken out: `./../../a/b/../../c/x.rs` -> `./../../c/x.rs`.
@@ -250,6 +239,13 @@ mod tests {
         assert_eq!(
             learner_frame(&solution).as_deref(),
             Some("run_ops at ./../../solutions/ch07-pipeline/executor.rs:98")
+        );
+        let chain = "   1: ch11::exchange::exchange_rows\n             at ./src/exchange.rs:36:5
+   2: ch11::backward::dispatch_backward\n             at ./src/backward.rs:28:15
+   3: ch11::backward::backward\n             at ./src/backward.rs:47:21";
+        assert_eq!(
+            learner_frame(chain).as_deref(),
+            Some("exchange_rows at ./src/exchange.rs:36, from your dispatch_backward at ./src/backward.rs:28, from your backward at ./src/backward.rs:47")
         );
         let only_tests =
             "   1: executor::common::ref_send\n             at ./tests/common/mod.rs:33:29";

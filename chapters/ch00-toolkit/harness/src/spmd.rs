@@ -120,7 +120,7 @@ fn install_panic_hook() {
         };
         let msg = crate::panics::message(&msg);
         let place = crate::panics::place(info.location());
-        let hint = crate::panics::hint(info.location(), &msg)
+        let hint = crate::library_panics::hint(info.location(), &msg)
             .map(|h| format!("\n  hint: {h}"))
             .unwrap_or_default();
         say(&format!(
