@@ -17,7 +17,8 @@
 #   make cluster-test      a two-node cluster in network namespaces: hello, ch03, ch06, a kill
 #   make slurm-test        a one-node Slurm: srun -n 4 runs a lab and tests, sbatch a check
 #   make interrupt-test    Ctrl-C, SIGTERM, SIGKILL at points chosen by SEED (POINTS=3): nothing left behind
-#   make check-the-check   33 planted learner mistakes: does make check name exercise, function, cause? (ONLY=11.)
+#   make check-the-check   33 injected learner mistakes: does make check name exercise, function, cause?
+#                          then every lab on the stubs: it runs or names what to finish (ONLY=11.)
 #   make sbatch CH=NN      a chapter's Slurm batch script in target/slurm/ (sbatch it)
 # Instructors: make class DIR=folder (merge progress.json files), make teaching (schedules
 #   from course.toml), make handout DEST=dir (no solutions), make release CH=NN DEST=dir.
@@ -266,10 +267,13 @@ interrupt-test: setup
 	timeout --foreground 1500 scripts/interrupt_test.py
 
 # Injects the mistakes of scripts/check_the_check/mistakes.toml one at a time into solved
-# chapters and judges what `make check` shows first (table: target/workbook/check-the-check.md).
-# On demand or weekly: about a minute per mistake. ONLY=11. picks mistakes by id.
+# chapters and judges what `make check` shows first (table: target/workbook/check-the-check.md);
+# then runs every lab on the stubs (target/workbook/labs-on-stubs.md). On demand or weekly,
+# not in `make test`: about a minute per mistake. ONLY=11. picks mistakes by id.
 check-the-check: setup
-	timeout --foreground 5400 python3 scripts/check_the_check/run.py
+	@timeout --foreground 5400 python3 scripts/check_the_check/run.py; mistakes=$$?; \
+	  ONLY= timeout --foreground 2400 python3 scripts/check_the_check/labs.py; labs=$$?; \
+	  test $$mistakes = 0 && test $$labs = 0
 
 # A chapter's Slurm batch script: target/slurm/chNN.sbatch (submit with sbatch).
 sbatch:

@@ -108,7 +108,11 @@ fn every_exercise_test_names_the_functions_it_checks_in_course_toml() {
         let mut found = BTreeSet::new();
         for file in rust_files(&dir.join("tests")) {
             let text = std::fs::read_to_string(&file).unwrap();
-            found.extend(tests_in(&text).into_iter().filter(|n| exercise_of(n).is_some()));
+            found.extend(
+                tests_in(&text)
+                    .into_iter()
+                    .filter(|n| exercise_of(n).is_some()),
+            );
         }
         for name in &found {
             if !chapter.checks.contains_key(name) {
@@ -123,7 +127,10 @@ fn every_exercise_test_names_the_functions_it_checks_in_course_toml() {
         for (name, functions) in &chapter.checks {
             let id = exercise_of(name).unwrap_or_default();
             let exercise = chapter.exercises.iter().find(|e| e.id == id);
-            let at = format!("course.toml chapter {}, [chapter.checks] {name}", chapter.id);
+            let at = format!(
+                "course.toml chapter {}, [chapter.checks] {name}",
+                chapter.id
+            );
             match exercise {
                 _ if !found.contains(name) => problems.push(format!("{at}: no such test")),
                 None => problems.push(format!("{at}: no exercise {id} in the chapter")),

@@ -34,8 +34,17 @@ fn ex0_1_block_range() {
                 }
                 let want = len / size + usize::from(r < len % size);
                 if b.len() != want {
+                    let (extra, base) = (len % size, len / size);
+                    let why = match b.len() {
+                        n if n == base && extra > 0 => format!(
+                            ": the {extra} left over ({len} % {size}) go one each to the first \
+                             ranks, so ranks 0..{extra} own {} and the others {base}",
+                            base + 1
+                        ),
+                        _ => format!(": {len} items over {size} ranks are {base} each, and one more for ranks below {extra}"),
+                    };
                     return Err(format!(
-                        "len {len}: rank {r} owns {} items, not {want}",
+                        "len {len}: rank {r} owns {} items, not {want}{why}",
                         b.len()
                     ));
                 }

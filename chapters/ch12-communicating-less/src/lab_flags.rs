@@ -70,13 +70,3 @@ pub fn learning_rate<F: Into<f64> + Display + Copy>(lr: F) -> Result<(), String>
         false => Err(format!("--lr {lr}: the learning rate must be above 0")),
     }
 }
-
-/// `make check CH=NN` for an unfinished exercise `ex N.M: ...` (chapter 12's by default).
-pub fn check_command(task: &str) -> String {
-    let chapter = task
-        .strip_prefix("ex ")
-        .and_then(|t| t.split('.').next())
-        .and_then(|n| n.parse::<u32>().ok())
-        .map_or("12".to_string(), |n| format!("{n:02}"));
-    format!("make check CH={chapter}")
-}

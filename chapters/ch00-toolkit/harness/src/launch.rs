@@ -184,10 +184,12 @@ impl Job {
         match result {
             (Some(status), _) => {
                 let code = status.code().unwrap_or(1);
-                if omitted && code != 0 {
+                // A lab stopped by an unfinished exercise has said so on rank 0.
+                let said = code == crate::gate::UNFINISHED;
+                if omitted && code != 0 && !said {
                     eprintln!("[workbook] the job ended with exit status {code}");
                 }
-                if let Some(line) = first.filter(|_| code != 0) {
+                if let Some(line) = first.filter(|_| code != 0 && !said) {
                     eprintln!("{line}");
                 }
                 Ok(code)

@@ -25,14 +25,33 @@ fn main() {
     trainer_kit::entry::run_and_exit("zero", Report::RankZero, |world| run(world, cfg))
 }
 
-fn run(world: &SimpleCommunicator, cfg: Config) -> Result<(), String> {
+fn run(world: &SimpleCommunicator, mut cfg: Config) -> Result<(), String> {
+    // Chapter 3's ring is the learner's ex 3.1 + 3.2: without them, MPI's collectives.
+    let ring = || {
+        drop(ch03::allreduce_ring(
+            world,
+            &[1.0f32; 3],
+            ch03::ops::Op::Sum,
+        ))
+    };
+    let mpi = "running on MPI's own collectives instead (--collectives mpi)";
+    if cfg.collectives == Collectives::Ring
+        && !toolkit::gate::done_or_instead(world, "zero", mpi, ring)
+    {
+        cfg.collectives = Collectives::Mpi;
+    }
     let split = ch06::data::digits()?;
     let place = trainer_kit::place::place(world, cfg.common.device, cfg.common.threads);
     if cfg.stage == Stage::Zero3 {
         let data = (&split.train, &split.test);
         return ch08::lab3::run(world, &cfg, data, place.threads, place.device);
     }
-    let mut t = Trainer::new_on(world, cfg.clone(), split.train.image_size(), place.device)?;
+    let size = split.train.image_size();
+    let new = || Trainer::new_on(world, cfg.clone(), size, place.device);
+    let mut t = match toolkit::gate::unless_todo(world, new) {
+        Ok(made) => made?,
+        Err(task) => toolkit::gate::stop_unfinished(world, "zero", &task),
+    };
     let (root, n) = (world.rank() == 0, world.size() as usize);
     let l = t.layout.clone();
     ch06::flat::check_identical(world, &t.flat.params, "at the start")?;

@@ -146,7 +146,7 @@ fn main() {
     ));
     say(&toolkit::report::oversubscription_note(p as usize));
     if let Err(task) = unless_todo(&world, || train(&world, true, None)) {
-        return say(&format!("\nfinish {task} first (make check CH=10)"));
+        toolkit::gate::stop_unfinished(&world, "desync", &task);
     }
     if p < 2 {
         return say("\n1 rank: no other rank to disagree with, and nothing to time the check against; run with NP=4 (the default)");

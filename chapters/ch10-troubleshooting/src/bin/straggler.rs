@@ -72,7 +72,7 @@ fn main() {
 
     let scores = match unless_todo(&world, || score_ranks(&at)) {
         Ok(scores) => scores,
-        Err(task) => return say(&format!("\nfinish {task} first (make check CH=10)")),
+        Err(task) => toolkit::gate::stop_unfinished(&world, "straggler", &task),
     };
     let waited = unless_todo(&world, || time_waited(&at)).ok();
     say(&format!(

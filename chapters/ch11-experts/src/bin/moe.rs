@@ -97,7 +97,7 @@ fn main() {
         } = match unless_todo(&world, run) {
             Ok(Ok(fwd)) => fwd,
             Ok(Err(why)) => return say(&format!("moe: {why}")),
-            Err(task) => return say(&format!("\nfinish {task} first (make check CH=11)")),
+            Err(task) => toolkit::gate::stop_unfinished(&world, "moe", &task),
         };
         let reference = one_process(&cfg, &experts, &batch.logits, &batch.x).expect("checked");
         let diff = out

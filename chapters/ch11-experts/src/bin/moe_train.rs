@@ -80,7 +80,7 @@ fn main() {
                     r
                 }
                 Ok(Err(why)) => return say(&format!("moe_train: {why}")),
-                Err(task) => return say(&format!("\nfinish {task} first (make check CH=11)")),
+                Err(task) => toolkit::gate::stop_unfinished(&world, "moe_train", &task),
             };
             let pairs: u64 = r.chosen.iter().sum();
             let share = *r.chosen.iter().max().unwrap_or(&0) as f64 / pairs.max(1) as f64;

@@ -86,7 +86,7 @@ fn main() {
             train(&world, &problem, sync, f.steps, f.problem.lr)
         });
         let run: Run = match run {
-            Err(task) => return say(&format!("\nfinish {task} first (make check CH=12)")),
+            Err(task) => toolkit::gate::stop_unfinished(&world, "compress", &task),
             Ok(Err(why)) => return say(&format!("compress: {why}")),
             Ok(Ok(run)) => run,
         };

@@ -18,7 +18,6 @@
 use ch12::cnn_flags::{help, parse};
 use ch12::cnn_run::{config, train, CnnRun};
 use ch12::compressed::{Scheme, COMPRESSED};
-use ch12::lab_flags::check_command;
 use mpi::traits::*;
 use toolkit::gate::unless_todo;
 
@@ -87,7 +86,7 @@ fn main() {
     let mut dense_bytes = None;
     for (i, scheme) in schemes().enumerate() {
         let run = match unless_todo(&world, || train(&world, &f, scheme)) {
-            Err(task) => return say(&format!("\nfinish {task} first ({})", check_command(&task))),
+            Err(task) => toolkit::gate::stop_unfinished(&world, "compress_cnn", &task),
             Ok(Err(why)) => {
                 say(&format!("compress_cnn: {why}"));
                 std::process::exit(1);

@@ -15,7 +15,6 @@
 use ch09::corpus::Corpus;
 use ch12::compressed::{Scheme, COMPRESSED};
 use ch12::gpt_run::{global_batch, help, parse, train, GptRun};
-use ch12::lab_flags::check_command;
 use mpi::traits::*;
 use toolkit::gate::unless_todo;
 
@@ -69,7 +68,7 @@ fn main() {
     let schemes = std::iter::once(Scheme::Dense).chain(COMPRESSED);
     for (i, scheme) in schemes.enumerate() {
         let run = match unless_todo(&world, || train(&world, &f, &corpus, scheme)) {
-            Err(task) => return say(&format!("\nfinish {task} first ({})", check_command(&task))),
+            Err(task) => toolkit::gate::stop_unfinished(&world, "compress_gpt", &task),
             Ok(Err(why)) => {
                 say(&format!("compress_gpt: {why}"));
                 std::process::exit(1);

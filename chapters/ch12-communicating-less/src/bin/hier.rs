@@ -93,7 +93,7 @@ fn main() {
     });
     let checks = match checks {
         Ok(c) => c,
-        Err(task) => return say(&format!("\nfinish {task} first (make check CH=12)")),
+        Err(task) => toolkit::gate::stop_unfinished(&world, "hier", &task),
     };
     if let Some(Err(why)) = checks.into_iter().find(|c| c.is_err()) {
         return say(&format!("hier: rank 0: {why}"));

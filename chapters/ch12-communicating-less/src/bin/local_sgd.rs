@@ -113,7 +113,7 @@ fn main() {
             });
             stragglers::set(vec![]);
             match run {
-                Err(task) => return say(&format!("\nfinish {task} first (make check CH=12)")),
+                Err(task) => toolkit::gate::stop_unfinished(&world, "local_sgd", &task),
                 Ok(Err(why)) => return say(&format!("local_sgd: {why}")),
                 Ok(Ok(run)) => say(&row(h, who, &run, &f)),
             }

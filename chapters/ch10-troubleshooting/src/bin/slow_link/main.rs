@@ -83,7 +83,7 @@ fn main() {
     // 2. the slow links in it (ex 10.1)
     let found = match unless_todo(&world, || find_slow_links(&fits, LARGE, FACTOR)) {
         Ok(found) => found,
-        Err(task) => return say(&format!("\nfinish {task} first (make check CH=10)")),
+        Err(task) => toolkit::gate::stop_unfinished(&world, "slow_link", &task),
     };
     say(&format!("\nlinks over {FACTOR} x the median link:"));
     for s in &found {

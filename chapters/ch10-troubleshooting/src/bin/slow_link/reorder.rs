@@ -26,7 +26,7 @@ pub fn avoiding_ring(
     let slow: Vec<(usize, usize)> = links.slow.iter().map(|&(a, b, _)| (a, b)).collect();
     let order = match unless_todo(world, || ring_order(s.p, &slow)) {
         Ok(order) => order,
-        Err(task) => return say(&format!("\nfinish {task} first (make check CH=10)")),
+        Err(task) => toolkit::gate::stop_unfinished(world, "slow_link", &task),
     };
     let position = |r: usize| order.iter().position(|&x| x == r).unwrap_or(r);
     let me = position(world.rank() as usize);

@@ -103,8 +103,7 @@ pub fn algorithms_under(world: &SimpleCommunicator, s: &Setup, links: &Links) ->
         allreduce_recursive_doubling(world, &tiny, Op::Sum);
     });
     if let Err(task) = done {
-        say(&format!("\nfinish {task} first (make check CH=03)"));
-        return None;
+        toolkit::gate::stop_unfinished(world, "slow_link", &task);
     }
     say(&format!(
         "\nchapter 3's allreduces under the slow link, {} ranks:",
@@ -141,7 +140,7 @@ pub fn crossover_sweep(world: &SimpleCommunicator, s: &Setup) {
     let bytes = SIZES[SIZES.len() - 1];
     let predicted = match unless_todo(world, || crossover_slowdown(s.fast, s.p, bytes)) {
         Ok(x) => x,
-        Err(task) => return say(&format!("\nfinish {task} first (make check CH=10)")),
+        Err(task) => toolkit::gate::stop_unfinished(world, "slow_link", &task),
     };
     say(&format!(
         "\nlink 2-3 slowed s times (+ rate beta / (s - 1)), {} KiB per rank:",
