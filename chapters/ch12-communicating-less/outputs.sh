@@ -4,7 +4,8 @@
 #   bad settings refused in one line (a flag before MPI starts, a layout after); the
 #   compress lab at NP=1 and NP=3 (its NP=4 run is the lab's own capture, compress.txt;
 #   so is compress_cnn.txt, `make run CH=12 BIN=compress_cnn SOLUTION=1`, from the labs loop);
-#   the local_sgd lab's bad flags refused before MPI starts; the less_bench benchmark.
+#   the local_sgd lab at NP=1 (no drift: when the loss is read) and its bad flags refused
+#   before MPI starts; the less_bench benchmark.
 # `make outputs CH=12` runs the lab, then this script from the repository root
 # (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.
 set -euo pipefail
@@ -27,5 +28,7 @@ echo "outputs: wrote $book/output/hier-np3.txt, hier-np1.txt, bad-layouts.txt, c
     echo "\$ make run CH=12 BIN=local_sgd SOLUTION=1 ARGS='$args'";
     $MAKE -s --no-print-directory run CH=12 BIN=local_sgd SOLUTION=1 ARGS="$args" 2>&1 || true;
   done; } > $book/output/local-sgd-bad-flags.txt
+{ echo "\$ make run CH=12 BIN=local_sgd NP=1 SOLUTION=1";
+  $MAKE -s --no-print-directory run CH=12 BIN=local_sgd NP=1 SOLUTION=1 2>&1; } > $book/output/local_sgd-np1.txt
 { echo "\$ make bench CH=12"; $MAKE -s --no-print-directory bench CH=12 2>&1; } > $book/output/less_bench.txt
-echo "outputs: wrote $book/output/local-sgd-bad-flags.txt, less_bench.txt"
+echo "outputs: wrote $book/output/local-sgd-bad-flags.txt, local_sgd-np1.txt, less_bench.txt"

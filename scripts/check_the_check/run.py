@@ -12,8 +12,10 @@ replaced by `replace`, which must occur once), `workbook check NN` runs as a lea
 (the first "ex N.M is failing" block), the function ("Next:" opens that one function,
 or the message names it) and the cause (`cause` matches the message). The chapter's
 files are restored after each mistake, and on Ctrl-C. Writes the table to
-target/workbook/check-the-check.md and each check's output next to it; exits 1 below
-the target (90% of the mistakes named in all three).
+target/workbook/check-the-check.md and each check's output next to it; a mistake with a
+`capture` (a book page shows it) also writes what `make check` printed first there,
+after a `$ make check CH=NN    # says` line. Exits 1 below the target (90% of the
+mistakes named in all three).
 """
 import os
 import re
@@ -75,6 +77,17 @@ def judge(mistake, out):
     }
 
 
+def capture(mistake, nn, out):
+    """What `make check` printed first for the mistake, for a book page: the command, the
+    mistake in words, the failing exercise's block and the "Next:" lines."""
+    block = re.search(r"^ex \S+ is failing: .*?(?=\n\n|\Z)", out, re.S | re.M)
+    nxt = re.search(r"^Next: .*?(?=\n\S|\Z)", out, re.S | re.M)
+    text = f"$ make check CH={nn}    # {mistake['says']}\n"
+    text += (block.group(0) if block else "(no failing exercise)") + "\n"
+    text += ("\n" + nxt.group(0).rstrip() + "\n") if nxt else ""
+    (ROOT / mistake["capture"]).write_text(text)
+
+
 def main():
     course = tomllib.loads((ROOT / "course.toml").read_text())
     mistakes = tomllib.loads((ROOT / "scripts/check_the_check/mistakes.toml").read_text())["mistake"]
@@ -107,6 +120,8 @@ def main():
             out = run.stdout + run.stderr
             (OUT / "check-the-check" / f"{m['id']}.txt").write_text(out)
             verdict = judge(m, out)
+            if m.get("capture"):
+                capture(m, nn, out)
             rows.append((m, verdict))
             marks = " ".join(k for k in ("exercise", "function", "cause") if verdict[k])
             print(f"    named: {marks or 'nothing'}; first: {verdict['first']}", flush=True)

@@ -41,9 +41,22 @@ pub fn pack_ok(rows: usize, cols: usize, j: usize) -> Result<(), String> {
     pack_column(&f, j, &mut out);
     for (r, &v) in out.iter().enumerate() {
         if v != (((r + 1) * 10000) + j) as f64 {
+            // Which cell it copied instead, for the classic slips: a row or a column off.
+            let held =
+                (v >= 0.0 && v.fract() == 0.0).then(|| (v as usize / 10000, v as usize % 10000));
+            let why = match held {
+                Some((i, jj)) if i == r && jj == j => {
+                    ": one row up: row 0 is the ghost row, the block's own rows are 1..=rows \
+                     (start at f.idx(1, j))"
+                }
+                Some((i, jj)) if i == r + 1 && jj != j => {
+                    ": the right row, another column: j counts the ghost column 0 too"
+                }
+                _ => "",
+            };
             return Err(format!(
                 "pack_column(j = {j}) of a {rows} x {cols} block: out[{r}] holds {} but must \
-                 hold cell ({}, {j})",
+                 hold cell ({}, {j}){why}",
                 cell(v),
                 r + 1
             ));

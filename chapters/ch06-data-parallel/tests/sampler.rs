@@ -31,14 +31,24 @@ fn ex6_3_a_dataset_not_divisible_by_the_ranks() {
     let pad: Vec<Vec<usize>> = (0..4)
         .map(|r| rank_indices(&order, 4, r, Remainder::Pad))
         .collect();
+    let want = vec![vec![9, 5, 1], vec![8, 4, 0], vec![7, 3, 9], vec![6, 2, 8]];
     assert_eq!(
         pad,
-        vec![vec![9, 5, 1], vec![8, 4, 0], vec![7, 3, 9], vec![6, 2, 8]]
+        want,
+        "10 samples on 4 ranks with padding: each rank takes ceil(10 / 4) = 3 \
+         (samples_per_rank rounds up), every 4th from its rank, and the 2 missing wrap to \
+         the start of the order (rank 2 and 3 repeat 9 and 8); {} per rank here",
+        pad.first().map_or(0, Vec::len)
     );
     let drop: Vec<Vec<usize>> = (0..4)
         .map(|r| rank_indices(&order, 4, r, Remainder::Drop))
         .collect();
-    assert_eq!(drop, vec![vec![9, 5], vec![8, 4], vec![7, 3], vec![6, 2]]);
+    let want = vec![vec![9, 5], vec![8, 4], vec![7, 3], vec![6, 2]];
+    assert_eq!(
+        drop, want,
+        "10 samples on 4 ranks, dropping: each rank takes floor(10 / 4) = 2 \
+         (samples_per_rank rounds down), every 4th from its rank; the last 2 are left out"
+    );
     assert_eq!(samples_per_rank(0, 3, Remainder::Pad), 0);
     assert!(rank_indices(&[], 3, 1, Remainder::Pad).is_empty());
 }

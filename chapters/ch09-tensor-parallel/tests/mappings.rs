@@ -35,8 +35,8 @@ mpi_test! {
         let (r, t) = (tp.rank(), tp.size());
         for kind in [Kind::Double, Kind::Float] {
             let x = marked(r, kind);
-            exact("f's forward (the identity)", &tp, &f_forward(&x), &x)?;
-            exact("f's backward (the sum over the ranks)", &tp, &f_backward(&tp, &x), &summed(t, kind))?;
+            exact("f_forward (f's forward: the identity)", &tp, &f_forward(&x), &x)?;
+            exact("f_backward (f's backward: the sum over the ranks)", &tp, &f_backward(&tp, &x), &summed(t, kind))?;
             // Across a cut: y = f(x) feeds this rank's loss sum(y * marked(r)).
             let leaf = marked(0, kind).set_requires_grad(true);
             let mut tape = Tape::new();
@@ -56,8 +56,8 @@ mpi_test! {
         let (r, t) = (tp.rank(), tp.size());
         for kind in [Kind::Double, Kind::Float] {
             let x = marked(r, kind);
-            exact("g's forward (the sum over the ranks)", &tp, &g_forward(&tp, &x), &summed(t, kind))?;
-            exact("g's backward (the identity)", &tp, &g_backward(&x), &x)?;
+            exact("g_forward (g's forward: the sum over the ranks)", &tp, &g_forward(&tp, &x), &summed(t, kind))?;
+            exact("g_backward (g's backward: the identity)", &tp, &g_backward(&x), &x)?;
             // Across a cut: z = g(x_r) feeds sum(z * marked(0)): the same gradient on
             // every rank reaches each rank's leaf unchanged.
             let leaf = marked(r, kind).set_requires_grad(true);

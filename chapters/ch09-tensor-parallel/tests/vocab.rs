@@ -9,7 +9,7 @@
 use crate::common;
 
 use crate::common::{close, drawn, RANKS};
-use ch09::compare::block_bound;
+use ch09::compare::{block_bound, max_diff};
 use ch09::tape::{backward_from, Tape};
 use ch09::tp::Tp;
 use ch09::vocab::{cross_entropy, embedding_forward};
@@ -62,10 +62,55 @@ mpi_test! {
             let mine = logits.narrow(1, i0, n).detach().copy();
             let (loss, dlogits) = cross_entropy(&tp, &mine, ids.clone(), &targets);
             let bound = block_bound(&want, VOCAB);
-            close("the cross-entropy", &tp, &loss.to_device(Device::Cpu), &want, bound)?;
+            let loss = loss.to_device(Device::Cpu);
+            close("the cross-entropy", &tp, &loss, &want, bound)
+                .map_err(|why| why + &loss_cause(&logits.detach(), &targets, tp.size(), &loss, bound))?;
             let dwant = logits.grad().narrow(1, i0, n);
-            close(&format!("the gradient of the logits {ids:?}"), &tp, &dlogits, &dwant, block_bound(&dwant, VOCAB))?;
+            let dbound = block_bound(&dwant, VOCAB);
+            close(&format!("the gradient of the logits {ids:?}"), &tp, &dlogits, &dwant, dbound).map_err(|why| {
+                // The loss is the mean over the tokens: so is its gradient.
+                let tokens = targets.size()[0];
+                let summed = max_diff(&dlogits, &(&dwant * tokens as f64)) <= dbound * tokens as f64;
+                match summed {
+                    true => why + &format!(": {tokens} times the expected, the gradient of the sum over the {tokens} tokens, not of their mean (divide by the tokens)"),
+                    false => why,
+                }
+            })?;
         }
         Ok(())
+    }
+}
+
+/// The cross-entropy as it comes out when each rank shifts its logits by its own maximum
+/// instead of the maximum over the ranks (every other step right): the classic slip.
+fn with_each_ranks_own_max(logits: &Tensor, targets: &Tensor, t: usize) -> Tensor {
+    let kind = logits.kind();
+    let (rows, mut sum_exp) = (logits.size()[0], logits.zeros_like().narrow(1, 0, 1));
+    let mut shift_of_target = logits.zeros_like().narrow(1, 0, 1);
+    for r in 0..t {
+        let ids = common::vocab_ids(VOCAB, t, r);
+        let block = logits.narrow(1, ids.start as i64, ids.len() as i64);
+        let max = block.amax([-1], true);
+        sum_exp += (&block - &max)
+            .exp()
+            .sum_dim_intlist(&[-1i64][..], true, kind);
+        let here = targets
+            .ge(ids.start as i64)
+            .logical_and(&targets.lt(ids.end as i64));
+        shift_of_target += max * here.view([rows, 1]).to_kind(kind);
+    }
+    let target = logits.gather(1, &targets.view([rows, 1]), false) - shift_of_target;
+    (sum_exp.log() - target).mean(kind)
+}
+
+/// The cause of a wrong loss, when it is the classic one; else nothing.
+fn loss_cause(logits: &Tensor, targets: &Tensor, t: usize, loss: &Tensor, bound: f64) -> String {
+    let own_max = with_each_ranks_own_max(logits, targets, t);
+    match max_diff(loss, &own_max) <= bound.max(1e-9) {
+        true => ": it equals the loss with each rank's own maximum subtracted: the \
+                 maximum must be the one over the ranks (tp.max), the same shift on every \
+                 rank"
+            .to_string(),
+        false => String::new(),
     }
 }

@@ -8,25 +8,15 @@ use crate::course::Chapter;
 
 /// How specific a test of an exercise is, the most specific smallest: the number of the
 /// exercise's functions it checks (`[chapter.checks]`: a unit check of one function before
-/// an end-to-end "equals one process"), then the place of its first function in the
-/// exercise's list (the file's order: what is written first is checked first), then its
-/// name. A test the plan does not map comes last.
-pub fn specificity(chapter: Option<&Chapter>, test: &str) -> (usize, usize, String) {
+/// an end-to-end "equals one process"), then its place in that list (the plan lists an
+/// exercise's tests from the most telling message to the least). A test the plan does not
+/// map comes last.
+pub fn specificity(chapter: Option<&Chapter>, test: &str) -> (usize, usize) {
     let bare = test.rsplit("::").next().unwrap_or(test);
-    let Some(functions) = chapter.and_then(|c| c.checks.get(bare)) else {
-        return (usize::MAX, usize::MAX, bare.to_string());
-    };
-    let id = crate::check::exercise_of(bare).unwrap_or_default();
-    let order = chapter
-        .and_then(|c| c.exercises.iter().find(|e| e.id == id))
-        .map(|e| e.functions.clone())
-        .unwrap_or_default();
-    let first = functions
-        .iter()
-        .filter_map(|f| order.iter().position(|o| o == f))
-        .min()
-        .unwrap_or(usize::MAX);
-    (functions.len(), first, bare.to_string())
+    match chapter.and_then(|c| c.checked(bare)) {
+        Some((at, functions)) => (functions.len(), at),
+        None => (usize::MAX, usize::MAX),
+    }
 }
 
 /// The functions to open for a failing exercise: the one of its functions the failure
@@ -48,8 +38,8 @@ pub fn blamed(chapter: Option<&Chapter>, e: &Exercise, stub_function: &str) -> V
         return vec![f.clone()];
     }
     let bare = test.rsplit("::").next().unwrap_or(test);
-    match chapter.and_then(|c| c.checks.get(bare)) {
-        Some(fs) if !fs.is_empty() => fs.clone(),
+    match chapter.and_then(|c| c.checked(bare)) {
+        Some((_, fs)) if !fs.is_empty() => fs,
         _ => vec![stub_function.to_string()],
     }
 }
@@ -80,8 +70,8 @@ mod tests {
             ]
             [chapter.checks]
             ex7_4_whole = ["f", "g", "h"]
-            ex7_4_g_alone = ["g"]
             ex7_4_f_alone = ["f"]
+            ex7_4_g_alone = ["g"]
             ex7_4_f_and_h = ["f", "h"]
         "#;
         Course::parse(plan).unwrap().chapters.remove(0)

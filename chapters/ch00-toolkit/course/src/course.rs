@@ -58,10 +58,10 @@ pub struct Chapter {
     /// for (`[]`: none, it checks given code); see [`crate::check_plan`].
     #[serde(default)]
     pub waits_for: std::collections::BTreeMap<String, Vec<String>>,
-    /// Each exercise test (`exN_M_...`) with the functions it checks (`[chapter.checks]`;
-    /// see [`crate::check_focus`]).
+    /// Each exercise test (`exN_M_...`) with the functions it checks, an exercise's most
+    /// specific first (`[chapter.checks]`, in order; read with [`Chapter::checked`]).
     #[serde(default)]
-    pub checks: std::collections::BTreeMap<String, Vec<String>>,
+    pub checks: toml::Table,
     /// Its crate, labs and benches: the registry ([`crate::registry`]).
     #[serde(default, rename = "crate")]
     pub code: crate::registry::Crate,
@@ -92,6 +92,14 @@ impl Course {
                 if minutes.as_integer().is_none_or(|m| m < 0) {
                     return Err(format!(
                         "chapter {}: reading of {page} is not minutes",
+                        c.id
+                    ));
+                }
+            }
+            for (test, fs) in &c.checks {
+                if !fs.as_array().is_some_and(|a| a.iter().all(|v| v.is_str())) {
+                    return Err(format!(
+                        "chapter {}: checks.{test} is not a list of functions",
                         c.id
                     ));
                 }
@@ -134,6 +142,16 @@ impl Course {
 }
 
 impl Chapter {
+    /// The functions `[chapter.checks]` says `test` checks, with the test's place there.
+    pub fn checked(&self, test: &str) -> Option<(usize, Vec<String>)> {
+        let at = self.checks.keys().position(|k| k == test)?;
+        let list = self.checks[test]
+            .as_array()?
+            .iter()
+            .filter_map(|v| v.as_str());
+        Some((at, list.map(str::to_string).collect()))
+    }
+
     /// Minutes of reading of one page, if the plan lists it.
     pub fn reading_of(&self, page: &str) -> Option<u32> {
         self.reading.get(page)?.as_integer().map(|m| m as u32)

@@ -81,10 +81,18 @@ pub fn close(what: &str, got: f64, want: f64) -> Result<(), String> {
     if (got - want).abs() <= RTOL * scale {
         Ok(())
     } else {
+        let ratio = got / want;
+        // A whole ratio of 2 or more: the gradients of the ranks summed, not averaged.
+        let why = match ratio.round() {
+            n if n >= 2.0 && (ratio - n).abs() < 1e-3 => format!(
+                ": {n} times one process's, the sum over the ranks not divided by their \
+                 number (the average is the sum / p)"
+            ),
+            _ => String::new(),
+        };
         Err(format!(
             "{what}: {got:.9} with data parallelism but {want:.9} in one process \
-             (ratio {:.4}, tolerance {RTOL} relative)",
-            got / want
+             (ratio {ratio:.4}, tolerance {RTOL} relative){why}"
         ))
     }
 }

@@ -86,14 +86,38 @@ pub fn check_stragglers(
         .iter()
         .map(|s| format!("{:.2}", s.lateness * 1e3))
         .collect();
+    let from_mean = scores.len() == lateness_from_mean(at).len()
+        && scores
+            .iter()
+            .zip(lateness_from_mean(at))
+            .all(|(s, m)| (s.lateness - m).abs() < 1e-9);
+    let why = match from_mean && !at.is_empty() {
+        true => ": your score_ranks measures from the mean arrival, not the median: a late rank pulls the mean \
+                 towards itself, so it looks less late and everyone else looks early",
+        false => "",
+    };
     Err(format!(
         "{} ranks, {} collectives, threshold {:.2} ms: found {got:?}, but the stragglers (latest \
-         first) are {want:?}; your lateness per rank, ms: [{}]",
+         first) are {want:?}; your lateness per rank, ms: [{}]{why}",
         at.first().map_or(0, Vec::len),
         at.len(),
         threshold * 1e3,
         lateness.join(", ")
     ))
+}
+
+/// Each rank's mean lateness measured from each collective's mean arrival: what a score
+/// against the mean, the classic slip, gives.
+fn lateness_from_mean(at: &[Vec<f64>]) -> Vec<f64> {
+    let p = at.first().map_or(0, Vec::len);
+    let mut late = vec![0.0; p];
+    for row in at {
+        let mean = row.iter().sum::<f64>() / p as f64;
+        for (l, &t) in late.iter_mut().zip(row) {
+            *l += (t - mean) / at.len() as f64;
+        }
+    }
+    late
 }
 
 /// Checks a waiting-time function (ex 10.5's `time_waited`) on `at` against `want`.

@@ -52,14 +52,23 @@ pub fn check_switch_loss(loss: SwitchLoss) -> Result<(), String> {
 
 /// One process: `f` from every rank's routing, each choice counted, divided by `k·T`.
 fn all_fractions(case: &Case, p: usize) -> Vec<f64> {
+    fractions_of(case, 0..p, false)
+}
+
+/// `f` over the ranks `ranks`, counting every choice or (`kept_only`) the kept ones: the
+/// right answer over all ranks, and two classic slips.
+fn fractions_of(case: &Case, ranks: std::ops::Range<usize>, kept_only: bool) -> Vec<f64> {
     let mut n = vec![0.0f64; case.experts];
     let mut tokens = 0;
-    for s in 0..p {
+    for s in ranks {
         let r = routing_of(case, s);
         tokens += r.tokens;
-        r.choices.iter().for_each(|c| n[c.expert] += 1.0);
+        let counted = r.choices.iter().filter(|c| c.kept || !kept_only);
+        counted.for_each(|c| n[c.expert] += 1.0);
     }
-    n.iter().map(|v| v / (case.k * tokens) as f64).collect()
+    n.iter()
+        .map(|v| v / (case.k * tokens).max(1) as f64)
+        .collect()
 }
 
 /// `f` on this rank against one process's, exactly (counts and one division each).
@@ -71,10 +80,23 @@ pub fn check_fractions(
     let (me, p) = (world.rank() as usize, world.size() as usize);
     let got = f(world, &routing_of(case, me), case.experts);
     let want = all_fractions(case, p);
-    match got == want {
-        true => Ok(()),
-        false => Err(format!("rank {me} of {p}, {}: f = {got:?}, expected {want:?} (pairs per expert / (k·T), all ranks)", case.name())),
+    if got == want {
+        return Ok(());
     }
+    let why = if got == fractions_of(case, 0..p, true) {
+        ": your fractions counts only the kept choices: f counts every choice the router \
+         made, kept or dropped (a dropped token still chose that expert)"
+    } else if p > 1 && got == fractions_of(case, me..me + 1, false) {
+        ": your fractions gives this rank's own f: sum the counts and the tokens over the \
+         ranks (one allreduce) before dividing"
+    } else {
+        ""
+    };
+    Err(format!(
+        "rank {me} of {p}, {}: f = {got:?}, expected {want:?} (pairs per expert / (k·T), all \
+         ranks){why}",
+        case.name()
+    ))
 }
 
 /// The loss and this rank's logits' gradient against one process (every rank's logits

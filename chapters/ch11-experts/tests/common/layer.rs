@@ -95,8 +95,18 @@ pub fn check_dispatch(
                     &sx[t * h..(t + 1) * h],
                 );
                 if g != Some(w) {
+                    // Another token of the sender's: the rows went in another order.
+                    let other =
+                        (0..sx.len() / h.max(1)).find(|&u| g == Some(&sx[u * h..(u + 1) * h]));
+                    let why = match other {
+                        Some(u) => format!(
+                            ": it is token {u}'s: the rows must go sorted by expert (by \
+                             destination rank, then expert), in token order within an expert"
+                        ),
+                        None => String::new(),
+                    };
                     return Err(format!(
-                        "{at}: row {row} (from rank {s} for expert {e}) is not token {t}'s: got {g:?}, expected {w:?}"
+                        "{at}: row {row} (from rank {s} for expert {e}) is not token {t}'s: got {g:?}, expected {w:?}{why}"
                     ));
                 }
                 row += 1;

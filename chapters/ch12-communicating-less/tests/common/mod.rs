@@ -177,7 +177,8 @@ pub fn check_step(
             fb.bytes_per_step()
         ));
     }
-    let mut want = vec![0f32; case.len];
+    // The sum as it is, and as it comes out when the old residual is never added back.
+    let (mut want, mut without) = (vec![0f32; case.len], vec![0f32; case.len]);
     for r in 0..p {
         let (g, o) = integer_inputs(case, r);
         let acc: Vec<f32> = g.iter().zip(&o).map(|(g, o)| g + o).collect();
@@ -188,19 +189,32 @@ pub fn check_step(
             want[i as usize] += acc[i as usize];
             rest[i as usize] = 0.0;
         }
+        for i in ch12::topk::top_k(&g, fb.keep) {
+            without[i as usize] += g[i as usize];
+        }
         if r == rank {
+            let kept_sent = fb.residual == acc && rest != acc;
             exact(
                 &format!("{at}: residual (gradient + old residual, minus what was sent)"),
                 &fb.residual,
                 &rest,
-            )?;
+            )
+            .map_err(|why| match kept_sent {
+                true => why + ": the residual still holds the values sent: zero them after sending, or they are sent again next step",
+                false => why,
+            })?;
         }
     }
+    let never_added = got == without && without != want;
     exact(
         &format!("{at}: result (the sum of every rank's sent pieces)"),
         &got,
         &want,
     )
+    .map_err(|why| match never_added {
+        true => why + ": it is the sum of each rank's top-k of its gradient alone: the old residual was never added back (select from gradient + residual)",
+        false => why,
+    })
 }
 
 /// Ex 12.5's step, as the checks take it.
@@ -285,7 +299,16 @@ pub fn check_local(
             &want,
             &sums,
             p + 1,
-        )?;
+        )
+        .map_err(|why| {
+            // p times the mean: the sum over the ranks, not divided.
+            let sum_kept = p > 1
+                && w.iter().zip(&want).all(|(g, m)| (g - m * p as f32).abs() <= 1e-5 * (1.0 + m.abs() * p as f32));
+            match sum_kept {
+                true => why + &format!(": {p} times the mean, the sum over the {p} ranks not divided by them: your average sums but does not divide"),
+                false => why,
+            }
+        })?;
         let mut held = vec![0f32; c.dim * p];
         world.all_gather_into(&w[..], &mut held[..]);
         if let Some(r) = (1..p).find(|&r| held[r * c.dim..(r + 1) * c.dim] != held[..c.dim]) {
