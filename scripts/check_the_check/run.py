@@ -2,7 +2,7 @@
 """Checks the check: injects realistic mistakes into solved chapters and asks whether
 `make check CH=NN` shows first the exercise, the function to open and the cause.
 
-Run: `make check-the-check` (ONLY=substring of mistake ids, e.g. ONLY=11.); on demand or
+Run: `make check-the-check` (ONLY="11. 12.5" picks mistakes whose id holds one); on demand or
 weekly, not in `make test` (each mistake is a chapter's whole check: about a minute).
 
 For each mistake of scripts/check_the_check/mistakes.toml: every exercise file of its
@@ -91,8 +91,8 @@ def capture(mistake, nn, out):
 def main():
     course = tomllib.loads((ROOT / "course.toml").read_text())
     mistakes = tomllib.loads((ROOT / "scripts/check_the_check/mistakes.toml").read_text())["mistake"]
-    only = os.environ.get("ONLY", "")
-    mistakes = [m for m in mistakes if only in m["id"]]
+    only = os.environ.get("ONLY", "").split()
+    mistakes = [m for m in mistakes if not only or any(o in m["id"] for o in only)]
     dirty = subprocess.run(["git", "status", "--porcelain", "--", "chapters"], cwd=ROOT,
                            capture_output=True, text=True).stdout.strip()
     if dirty:
