@@ -264,6 +264,7 @@ toolkit::mpi_test! {
     fn a_detached_p_gives_the_router_no_gradient(world at &[2]) {
         let got = check_aux_loss(world, detached_p, &case(6, 4, 2, 4, 1), 1.0, 1e-6);
         pinned(world, got, "rank 0 of 2, T=6 E=4 k=2 factor=1 hidden=1 seed=5, α=1: the loss \
-                            is right but has no gradient: P must stay in the logits' graph")
+                            is right but has no gradient: your aux_loss must keep P in the logits' \
+                            graph")
     }
 }

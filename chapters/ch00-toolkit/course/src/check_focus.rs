@@ -30,12 +30,21 @@ pub fn blamed(chapter: Option<&Chapter>, e: &Exercise, stub_function: &str) -> V
     let Some((test, why)) = e.failed.first() else {
         return vec![stub_function.to_string()];
     };
-    let named = functions.iter().filter_map(|f| {
-        let at = why.find(&format!("your {f} "))?;
-        Some((at, f))
-    });
-    if let Some((_, f)) = named.min_by_key(|(at, _)| *at) {
-        return vec![f.clone()];
+    let mut named: Vec<(usize, &String)> = functions
+        .iter()
+        .filter_map(|f| Some((why.find(&format!("your {f} "))?, f)))
+        .collect();
+    named.sort();
+    // The innermost of the exercise's own; and when that one called the library itself
+    // (the first `your` of the chain), its caller of the same exercise too: which of the
+    // two passed the wrong arguments, the chain cannot tell.
+    let first_yours = why.find("your ");
+    match named.as_slice() {
+        [(at, f), (_, caller), ..] if Some(*at) == first_yours => {
+            return vec![f.to_string(), caller.to_string()];
+        }
+        [(_, f), ..] => return vec![f.to_string()],
+        [] => {}
     }
     let bare = test.rsplit("::").next().unwrap_or(test);
     match chapter.and_then(|c| c.checked(bare)) {
@@ -118,6 +127,10 @@ mod tests {
         let chain = "panicked at mpi/src/datatype.rs:1458, called from your helper at src/x.rs:3, from your h at src/a.rs:9, from your f at src/a.rs:2";
         e.failed = vec![("m::ex7_4_whole".into(), chain.into())];
         assert_eq!(blamed(Some(&c), &e, "f"), ["h"]);
+        // The library called by the exercise's own helper: the helper and its caller.
+        let own = "panicked at mpi/src/datatype.rs:1458, called from your g at src/a.rs:3, from your h at src/a.rs:9";
+        e.failed = vec![("m::ex7_4_whole".into(), own.into())];
+        assert_eq!(blamed(Some(&c), &e, "f"), ["g", "h"]);
         e.failed = vec![];
         assert_eq!(blamed(Some(&c), &e, "f"), ["f"]);
     }

@@ -47,8 +47,9 @@ pub fn print_next(
     println!("Next: ex {}{optional}: {}", e.id, e.task);
     if let Some(place) = place {
         let fs = crate::check_focus::blamed(chapter, e, &place.function);
+        // Several: the panic passed through them, or the failing test checks them all.
         let checked = if fs.len() > 1 {
-            ": the failing test checks them together"
+            ": the failing test runs each of them"
         } else {
             ""
         };

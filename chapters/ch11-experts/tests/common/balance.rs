@@ -83,7 +83,16 @@ pub fn check_fractions(
     if got == want {
         return Ok(());
     }
-    let why = if got == fractions_of(case, 0..p, true) {
+    let k = case.k as f64;
+    let why = if case.k > 1
+        && got
+            .iter()
+            .zip(&want)
+            .all(|(g, w)| (g - w * k).abs() < 1e-12)
+    {
+        ": k times the expected: your fractions divides by the tokens T, not by the k·T \
+         (token, choice) pairs"
+    } else if got == fractions_of(case, 0..p, true) {
         ": your fractions counts only the kept choices: f counts every choice the router \
          made, kept or dropped (a dropped token still chose that expert)"
     } else if p > 1 && got == fractions_of(case, me..me + 1, false) {
@@ -126,7 +135,7 @@ pub fn check_aux_loss(
     close(&at, "the loss", &got, &want, tol)?;
     if !got.requires_grad() {
         return Err(format!(
-            "{at}: the loss is right but has no gradient: P must stay in the logits' graph"
+            "{at}: the loss is right but has no gradient: your aux_loss must keep P in the logits' graph (computed from the logits tensor, not from its values)"
         ));
     }
     got.backward();

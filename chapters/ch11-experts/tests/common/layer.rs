@@ -173,12 +173,27 @@ pub fn check_layer(
         ));
     }
     let h = case.hidden;
+    let near = |a: &[f32], b: &[f32]| {
+        a.iter()
+            .zip(b)
+            .all(|(g, w)| (g - w).abs() <= tol * (1.0 + w.abs()))
+    };
+    // The classic slip: the outputs added without their gates (every gate 1).
+    let mut ungated = routing.clone();
+    ungated.choices.iter_mut().for_each(|c| c.gate = 1.0);
+    let why = match near(&got, &one_process(&ungated, experts, &x)) {
+        true => {
+            ": the experts' outputs added without their gates: your combine must weight \
+                 each kept choice's output by its gate"
+        }
+        false => "",
+    };
     for (i, (g, w)) in got.iter().zip(&want).enumerate() {
         if (g - w).abs() > tol * (1.0 + w.abs()) {
             let t = i / h;
             let mine = &routing.choices[t * case.k..(t + 1) * case.k];
             return Err(format!(
-                "rank {me} of {p}, {}: token {t} float {}: {g}, expected {w} (its choices {mine:?})",
+                "rank {me} of {p}, {}: token {t} float {}: {g}, expected {w} (its choices {mine:?}){why}",
                 case.name(), i % h
             ));
         }
