@@ -105,7 +105,14 @@ pub fn check_allreduce(
     world.all_reduce_into(&my_floats[..], &mut want_f[..], SystemOperation::sum());
     let got_i = ints(&groups, &my_ints);
     let got_f = floats(&groups, &my_floats);
-    exact(&format!("{at}: i64 sums"), &got_i, &want_i)?;
+    // The classic slip: a rank left with its own values (the result never came back).
+    let why = if got_i == my_ints && want_i != my_ints {
+        ": this rank holds its own values: the sum never came back to it (the leader \
+         broadcasts the result to its node)"
+    } else {
+        ""
+    };
+    exact(&format!("{at}: i64 sums"), &got_i, &want_i).map_err(|e| e + why)?;
     let all: Vec<Vec<f32>> = (0..p).map(|r| inputs(case, r).1).collect();
     let sums = abs_sums(case.len, &all);
     close_sums(&format!("{at}: f32 sums"), &got_f, &want_f, &sums, p)

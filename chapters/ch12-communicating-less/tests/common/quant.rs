@@ -47,6 +47,32 @@ pub fn check_quantized_sum(
     }
     let (scales, codes) = quantize(&vector(len, seed, rank), bucket);
     let got = sum(world, &scales, &codes, bucket);
+    // The classic slip: every rank's codes read with one rank's scales (this rank's, or
+    // the first's): the codes gathered without the scales they were made with.
+    let one_ranks = |s: usize| -> Vec<f32> {
+        let theirs = quantize(&vector(len, seed, s), bucket).0;
+        let mut out = vec![0f32; len];
+        for r in 0..p {
+            let codes = quantize(&vector(len, seed, r), bucket).1;
+            for (o, x) in out.iter_mut().zip(dequantize(&theirs, &codes, bucket)) {
+                *o += x;
+            }
+        }
+        out
+    };
+    let near = |a: &[f32], b: &[f32]| {
+        a.iter()
+            .zip(b)
+            .all(|(x, y)| (x - y).abs() <= 1e-5 * (1.0 + y.abs()))
+    };
+    let why =
+        match p > 1 && got != want && (near(&got, &one_ranks(rank)) || near(&got, &one_ranks(0))) {
+            true => {
+                ": every rank's codes read with one rank's scales: your quantized_sum must \
+                 gather each rank's scales with its codes"
+            }
+            false => "",
+        };
     close_sums(
         &format!("{at}: the sum of every rank's codes, each dequantised with its own scales"),
         &got,
@@ -54,4 +80,5 @@ pub fn check_quantized_sum(
         &abs_sums(len, &sent),
         p,
     )
+    .map_err(|e| e + why)
 }
