@@ -76,7 +76,9 @@ fn a_shard_without_its_padding_is_named() {
     let why = common::check_layout(10, 4, shard_len, shard_range_without_padding)
         .expect_err("the trimmed shard went unnoticed");
     assert!(
-        why.contains("P = 10, N = 4: rank 3 owns 9..10 (1 elements) but expected 9..12"),
+        why.contains(
+            "P = 10, N = 4: your shard_range gives rank 3 9..10 (1 elements) but expected 9..12"
+        ),
         "{why}"
     );
     assert!(why.contains("padding 2 after element 10"), "{why}");

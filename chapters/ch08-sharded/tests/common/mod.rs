@@ -42,7 +42,7 @@ pub fn check_layout(
         let want = r * s..(r + 1) * s;
         if got != want {
             return Err(format!(
-                "{what}: rank {r} owns {got:?} ({} elements) but expected {want:?}: every \
+                "{what}: your shard_range gives rank {r} {got:?} ({} elements) but expected {want:?}: every \
                  shard holds S = {s} elements at r*S, the last ones padding included \
                  (padding {} after element {params})",
                 got.len(),
