@@ -103,11 +103,11 @@ mpi_test! {
         if worst > 0.0 {
             let off = max_diff(&(&got - &want), &((t as f64 - 1.0) * &b.detach()));
             let hint = match t > 1 && off <= block_bound(&want, OUT as usize) {
-                true => ": off by (t - 1) x b, the bias added on every rank before the sum",
+                true => ": off by (t - 1) x b, the bias added on every rank before the sum (add it once, after g)",
                 false => "",
             };
             return Err(format!(
-                "rank {r} of {t}: the row-parallel output is {worst:.3e} beyond 2 γ_K |x||W|^T{hint}"
+                "rank {r} of {t}: your row_forward's output is {worst:.3e} beyond 2 γ_K |x||W|^T{hint}"
             ));
         }
         let _partials_grad = tape.backward(&got, &dy);
