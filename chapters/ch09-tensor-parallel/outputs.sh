@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Chapter 09's captures for the book beyond its labs' output (tp_block and gpt at NP
-# ranks): tp_block at 1 and 3 ranks and in f64, its --help and its refusals, the planted
-# mistakes, the benchmark (tp_bench); gpt at 1 and 3 ranks, its --help and its refusals,
+# ranks): tp_block at 1 and 3 ranks and in f64, its --help and its refusals, the
+# benchmark (tp_bench); gpt at 1 and 3 ranks, its --help and its refusals,
 # its checkpoints (saved at dp 2 x tp 2, resumed at that layout and at others, refused);
 # gpt at dp 2 x tp 2 x pp 2, its pipeline refusals, the trace of one of its steps, the
 # layouts benchmark (gpt_layouts) and the pipelined checkpoints (saved at dp 2 x tp 1 x
@@ -141,18 +141,12 @@ done
     echo "\$ NP=3 cargo run --release -p ch09-tensor-parallel --features solution --bin tp_block -- $args"
     NP=3 lab $args 2>&1 && echo "(accepted)" || echo "(exit status $?)"
   done; } > $book/output/tp-block-refused.txt
-# The planted mistakes: what their tests pin, one file per mistake (f's backward is shown
-# as `make check` prints it: check-f-left-out.txt, written by `make check-the-check`).
-cmd='$ cargo test -p ch09-tensor-parallel --features solution --test planted_mistakes -- --nocapture'
-said=$(cargo test -q -p ch09-tensor-parallel --features solution --test planted_mistakes -- --nocapture 2>&1 \
-  | sed 's/^[.i]*//; s/^rank [0-9]* | //' | sort -u)
-for pair in 'bias:^rank 0 says: .*bias added on each' 'vocab:^vocabulary shards, V = '; do
-  { echo "$cmd"; echo "$said" | grep -E "${pair#*:}"; } > $book/output/planted-${pair%%:*}.txt
-done
+# The planted mistakes are shown as `make check` prints them: check-*.txt, written by
+# `make check-the-check`.
 # The benchmark: t = 1, 2, 4 for a compute-bound and a communication-bound block.
 { echo '$ make bench CH=09'
   cargo run -q --release -p ch09-tensor-parallel --features solution --bin tp_bench 2>&1 | grep -v ': running'; } \
   > $book/output/tp-bench.txt
 gpt_captures
 pipeline_captures
-echo "outputs: wrote tp-block-np1.txt, tp-block-np3.txt, tp-block-f64.txt, tp-block-help.txt, tp-block-refused.txt, planted-*.txt and tp-bench.txt in $book/"
+echo "outputs: wrote tp-block-np1.txt, tp-block-np3.txt, tp-block-f64.txt, tp-block-help.txt, tp-block-refused.txt and tp-bench.txt in $book/"
