@@ -49,6 +49,10 @@ pub fn pack_ok(rows: usize, cols: usize, j: usize) -> Result<(), String> {
                     ": one row up: row 0 is the ghost row, the block's own rows are 1..=rows \
                      (start at f.idx(1, j))"
                 }
+                Some((1, jj)) if r > 0 && jj == j + r => {
+                    ": the next cell along row 1: a column's cells are a whole row apart in \
+                     memory (step by the row's length, f.stride())"
+                }
                 Some((i, jj)) if i == r + 1 && jj != j => {
                     ": the right row, another column: j counts the ghost column 0 too"
                 }
