@@ -151,3 +151,52 @@ fn every_exercise_test_names_the_functions_it_checks_in_course_toml() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// Every mistake `make check-the-check` injects still applies: its solution file exists,
+/// its `find` occurs there exactly once, its exercise is the course's, its function is
+/// one of that exercise's, and a capture goes to a page's output folder. Checked here, in
+/// every `make test`, so that a solution edited since fails in seconds, not in the weekly
+/// run.
+#[test]
+fn every_injected_mistake_still_applies_to_its_solution() {
+    let root = repo_root();
+    let course = Course::load(&root).unwrap();
+    let path = root.join("scripts/check_the_check/mistakes.toml");
+    let list: toml::Table = std::fs::read_to_string(&path).unwrap().parse().unwrap();
+    let mistakes = list["mistake"].as_array().expect("[[mistake]] entries");
+    assert!(
+        mistakes.len() >= 30,
+        "fewer than 30 mistakes in {}",
+        path.display()
+    );
+    let mut problems = vec![];
+    for m in mistakes {
+        let field = |k: &str| m.get(k).and_then(|v| v.as_str()).unwrap_or("").to_string();
+        let (id, file, find) = (field("id"), field("file"), field("find"));
+        let text = std::fs::read_to_string(root.join(&file)).unwrap_or_default();
+        if text.matches(&find).count() != 1 {
+            problems.push(format!(
+                "{id}: `find` occurs {} times in {file} (once expected): update the mistake",
+                text.matches(&find).count()
+            ));
+        }
+        match course.exercise(&field("exercise")) {
+            Some((_, e)) if e.functions.contains(&field("function")) => {}
+            Some((_, e)) => problems.push(format!(
+                "{id}: function `{}` is not one of ex {}'s {:?}",
+                field("function"),
+                e.id,
+                e.functions
+            )),
+            None => problems.push(format!("{id}: no exercise {}", field("exercise"))),
+        }
+        let capture = field("capture");
+        let in_output = capture.starts_with("book/src/") && capture.contains("/output/check-");
+        if !capture.is_empty() && (!in_output || field("says").is_empty()) {
+            problems.push(format!(
+                "{id}: a capture goes to book/src/<chapter>/output/check-*.txt, with `says`"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
