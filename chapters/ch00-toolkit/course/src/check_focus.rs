@@ -6,6 +6,31 @@
 use crate::check::Exercise;
 use crate::course::Chapter;
 
+impl Chapter {
+    /// The functions `[chapter.checks]` says `test` checks, with the test's place there.
+    pub fn checked(&self, test: &str) -> Option<(usize, Vec<String>)> {
+        let at = self.checks.keys().position(|k| k == test)?;
+        let list = self.checks[test]
+            .as_array()?
+            .iter()
+            .filter_map(|v| v.as_str());
+        Some((at, list.map(str::to_string).collect()))
+    }
+}
+
+/// `[chapter.checks]` read: every entry a list of function names, else the line to fix.
+pub fn lists_of_functions(c: &Chapter) -> Result<(), String> {
+    for (test, fs) in &c.checks {
+        if !fs.as_array().is_some_and(|a| a.iter().all(|v| v.is_str())) {
+            return Err(format!(
+                "chapter {}: checks.{test} is not a list of functions",
+                c.id
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// How specific a test of an exercise is, the most specific smallest: the number of the
 /// exercise's functions it checks (`[chapter.checks]`: a unit check of one function before
 /// an end-to-end "equals one process"), then its place in that list (the plan lists an

@@ -59,7 +59,7 @@ pub struct Chapter {
     #[serde(default)]
     pub waits_for: std::collections::BTreeMap<String, Vec<String>>,
     /// Each exercise test (`exN_M_...`) with the functions it checks, an exercise's most
-    /// specific first (`[chapter.checks]`, in order; read with [`Chapter::checked`]).
+    /// specific first (`[chapter.checks]`, in order; read with `Chapter::checked`, [`crate::check_focus`]).
     #[serde(default)]
     pub checks: toml::Table,
     /// Its crate, labs and benches: the registry ([`crate::registry`]).
@@ -96,14 +96,7 @@ impl Course {
                     ));
                 }
             }
-            for (test, fs) in &c.checks {
-                if !fs.as_array().is_some_and(|a| a.iter().all(|v| v.is_str())) {
-                    return Err(format!(
-                        "chapter {}: checks.{test} is not a list of functions",
-                        c.id
-                    ));
-                }
-            }
+            crate::check_focus::lists_of_functions(c)?;
             for d in &c.depends {
                 if !course.chapters.iter().any(|o| &o.id == d && o.id < c.id) {
                     return Err(format!(
@@ -142,16 +135,6 @@ impl Course {
 }
 
 impl Chapter {
-    /// The functions `[chapter.checks]` says `test` checks, with the test's place there.
-    pub fn checked(&self, test: &str) -> Option<(usize, Vec<String>)> {
-        let at = self.checks.keys().position(|k| k == test)?;
-        let list = self.checks[test]
-            .as_array()?
-            .iter()
-            .filter_map(|v| v.as_str());
-        Some((at, list.map(str::to_string).collect()))
-    }
-
     /// Minutes of reading of one page, if the plan lists it.
     pub fn reading_of(&self, page: &str) -> Option<u32> {
         self.reading.get(page)?.as_integer().map(|m| m as u32)
