@@ -58,8 +58,7 @@ pub struct Chapter {
     /// for (`[]`: none, it checks given code); see [`crate::check_plan`].
     #[serde(default)]
     pub waits_for: std::collections::BTreeMap<String, Vec<String>>,
-    /// Each exercise test (`exN_M_...`) with the functions it checks, an exercise's most
-    /// specific first (`[chapter.checks]`, in order; read with `Chapter::checked`, [`crate::check_focus`]).
+    /// `[chapter.checks]`: each exercise test with the functions it checks (`check_focus`).
     #[serde(default)]
     pub checks: toml::Table,
     /// Its crate, labs and benches: the registry ([`crate::registry`]).
