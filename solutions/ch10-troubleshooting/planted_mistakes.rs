@@ -163,7 +163,10 @@ fn a_score_from_the_mean_arrival_hides_a_quarter_of_the_delay() {
     let at = arrivals(4, 6, &[(1, 2e-3)], 0.0, 1);
     let err = check_stragglers(score_from_the_mean, find_stragglers, &at, 1.6e-3, &[1]);
     let says = "4 ranks, 6 collectives, threshold 1.60 ms: found [], but the stragglers \
-                (latest first) are [1]; your lateness per rank, ms: [-0.50, 1.50, -0.50, -0.50]";
+                (latest first) are [1]; your lateness per rank, ms: [-0.50, 1.50, -0.50, -0.50]: \
+                your score_ranks measures from the mean arrival, not the median: a late rank \
+                pulls the mean towards itself, so it looks less late and everyone else looks \
+                early";
     assert_eq!(err, Err(says.to_string()));
 }
 
