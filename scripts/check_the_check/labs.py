@@ -4,8 +4,8 @@ runs (exit 0), or stops at a stub of its own chapter (`not yet implemented: ex N
 where the learner is), or stops on every rank with one line naming the unfinished
 exercise, its chapter and `make check CH=NN` (`toolkit::gate::stop_unfinished`, exit
 10), or says in one line that it runs on MPI's own collectives instead. A panic at
-another chapter's stub, any other panic or another exit status is a failure. A lab still running after LIMIT seconds (default 90: a debug
-build of a whole training) is reported, not judged.
+another chapter's stub, any other panic or another exit status is a failure. A lab still
+running after LIMIT = 90 s (a debug build of a whole training) is reported, not judged.
 
 Run: `make check-the-check` (after the mistakes), or alone:
 `python3 scripts/check_the_check/labs.py` (ONLY=ch12 picks chapters by folder name).
@@ -19,7 +19,7 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path.cwd()
-LIMIT = int(os.environ.get("LIMIT", "90"))
+LIMIT = 90
 NOT_DONE = re.compile(r"not done yet.*make check CH=\d\d|make check CH=\d\d.*to run yours")
 
 

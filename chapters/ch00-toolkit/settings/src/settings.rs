@@ -170,7 +170,9 @@ pub const SETTINGS: &[Setting] = &[
         name: "ONLY",
         default: "unset",
         meaning: "make interrupt-test: these points (names from scripts/interrupt_test.py \
-                  --list), not SEED's choice",
+                  --list), not SEED's choice; make check-the-check: the mistakes whose id \
+                  holds one of these words (`11.` for chapter 11's); \
+                  scripts/check_the_check/labs.py alone: the chapters whose folder holds it",
     },
     Setting {
         name: "WORKBOOK_INTERRUPT_RUN",
