@@ -38,6 +38,23 @@ fn tests_in(text: &str) -> Vec<String> {
     names
 }
 
+/// Every test a learner's `make check` runs in chapter `id`: (its file, relative to the
+/// root; its name).
+fn chapter_tests(root: &std::path::Path, id: &str) -> Vec<(String, String)> {
+    let dir = course::registry::chapter_dir(root, id).unwrap();
+    let mut all = vec![];
+    for file in rust_files(&dir.join("tests")) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let rel = file
+            .strip_prefix(root)
+            .unwrap_or(&file)
+            .display()
+            .to_string();
+        all.extend(tests_in(&text).into_iter().map(|name| (rel.clone(), name)));
+    }
+    all
+}
+
 #[test]
 fn the_parser_finds_plain_and_mpi_tests() {
     let text = "#[test]\n#[ignore]\nfn a() {}\nfn helper() {}\nmpi_test! {\n    fn ex1_2_b(world at &[2]) {\n";
@@ -55,24 +72,16 @@ fn every_test_not_named_after_an_exercise_is_declared_in_course_toml() {
     for chapter in &course.chapters {
         let dir = course::registry::chapter_dir(&root, &chapter.id).unwrap();
         let mut found = BTreeSet::new();
-        for file in rust_files(&dir.join("tests")) {
-            let text = std::fs::read_to_string(&file).unwrap();
-            for name in tests_in(&text) {
-                let rel = file
-                    .strip_prefix(&root)
-                    .unwrap_or(&file)
-                    .display()
-                    .to_string();
-                if exercise_of(&name).is_none() && !chapter.waits_for.contains_key(&name) {
-                    problems.push(format!(
-                        "{rel}: test `{name}` is not named after one exercise and course.toml's \
-                         chapter {} does not declare it: add `{name} = [\"N.M\", ...]` (the \
-                         exercises it waits for, [] for none) under its [chapter.waits_for]",
-                        chapter.id
-                    ));
-                }
-                found.insert(name);
+        for (rel, name) in chapter_tests(&root, &chapter.id) {
+            if exercise_of(&name).is_none() && !chapter.waits_for.contains_key(&name) {
+                problems.push(format!(
+                    "{rel}: test `{name}` is not named after one exercise and course.toml's \
+                     chapter {} does not declare it: add `{name} = [\"N.M\", ...]` (the \
+                     exercises it waits for, [] for none) under its [chapter.waits_for]",
+                    chapter.id
+                ));
             }
+            found.insert(name);
         }
         for (name, ids) in &chapter.waits_for {
             if !found.contains(name) {
@@ -105,15 +114,10 @@ fn every_exercise_test_names_the_functions_it_checks_in_course_toml() {
     let mut problems = vec![];
     for chapter in &course.chapters {
         let dir = course::registry::chapter_dir(&root, &chapter.id).unwrap();
-        let mut found = BTreeSet::new();
-        for file in rust_files(&dir.join("tests")) {
-            let text = std::fs::read_to_string(&file).unwrap();
-            found.extend(
-                tests_in(&text)
-                    .into_iter()
-                    .filter(|n| exercise_of(n).is_some()),
-            );
-        }
+        let tests = chapter_tests(&root, &chapter.id)
+            .into_iter()
+            .map(|(_, name)| name);
+        let found: BTreeSet<String> = tests.filter(|n| exercise_of(n).is_some()).collect();
         for name in &found {
             if !chapter.checks.contains_key(name) {
                 problems.push(format!(
