@@ -208,7 +208,7 @@ toolkit::mpi_test! {
     fn an_allreduce_without_the_broadcast_is_named_on_a_non_leader(world at &[4]) {
         let got = check_allreduce(world, (no_broadcast, no_broadcast), &CASE, false);
         pinned(world, 1, got, "rank 1 of 4, len=5 nodes=Emulated(2) seed=7 (2 nodes (emulated) \
-                               of 2, 2 ranks): i64 sums: element 0 is")
+                               of 2 ranks each): i64 sums: element 0 is")
     }
 
     fn the_right_answers_pass_the_same_cases(world at &[4]) {

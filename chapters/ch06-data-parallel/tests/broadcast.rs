@@ -21,10 +21,19 @@ mpi_test! {
             let mut mine = common::net(kind, 10 + i64::from(rank)).params; // differs per rank
             let mut want = common::net(kind, 10).params; // rank 0's values, built locally
             broadcast_parameters(world, 0, &mut mine);
-            for (i, (m, w)) in mine.iter().zip(&want).enumerate() {
+            // Every rank checks its tensors, then all agree: a rank that stopped here alone
+            // would leave the others in the next collective.
+            let same = mine.iter().zip(&want).enumerate().try_for_each(|(i, (m, w))| {
                 let what = format!("{kind:?} parameter tensor {i} on rank {rank}");
-                exact(&what, &common::values::<f32>(m), &common::values::<f32>(w))?;
-            }
+                exact(&what, &common::values::<f32>(m), &common::values::<f32>(w)).map_err(|e| match i {
+                    0 => e,
+                    _ => format!(
+                        "{e}: tensor 0 arrived, tensor {i} did not: your broadcast_parameters \
+                         must send every tensor (all of them in one flat buffer)"
+                    ),
+                })
+            });
+            toolkit::lockstep::agree(world, same)?;
             // the given fingerprint check agrees
             check_identical(world, &mine, "after broadcast_parameters")?;
             // and a broadcast of identical parameters changes nothing

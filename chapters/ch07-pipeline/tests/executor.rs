@@ -175,7 +175,18 @@ mpi_test! {
             let (x, y) = common::SHAPE.task.train_batch(common::SEED, 0, BATCH);
             let want = ch07::stage_model::StageModel::loss(&whole.forward(&x), &y).double_value(&[]);
             if (loss - want).abs() > 1e-12 * want.abs().max(1.0) {
-                return Err(format!("the last stage returned loss {loss}, the batch's mean loss is {want}"));
+                let ratio = loss / want;
+                let why = if (ratio - 4.0).abs() < 1e-6 {
+                    ": 4 times it, the sum of the 4 micro-batches' losses: your run_ops must \
+                     divide each micro-batch's loss by m (the batch's loss is their mean; the \
+                     gradients too)"
+                } else {
+                    ""
+                };
+                return Err(format!(
+                    "the last stage returned loss {loss}, the batch's mean loss is {want} \
+                     (ratio {ratio:.4}){why}"
+                ));
             }
         } else if loss != 0.0 {
             return Err(format!("stage {s} returned loss {loss}: only the last stage has one"));

@@ -70,11 +70,12 @@ pub fn run(
             );
         }
         println!(
-            "collectives {}; global batch {} ({} per rank), Adam lr {}, {threads} threads per rank",
+            "collectives {}; global batch {} ({} per rank), Adam lr {}, {} per rank",
             t.comm().halves.name(),
             cfg.common.batch,
             cfg.common.batch / n,
-            cfg.common.lr
+            cfg.common.lr,
+            toolkit::report::counted(threads, "thread")
         );
         if cfg.common.resume {
             println!(

@@ -67,6 +67,45 @@ mpi_test! {
 }
 
 mpi_test! {
+    /// Ex 8.3's memory: at the peak, in the backward, a rank holds one unit gathered and
+    /// that unit's whole gradient, 8 L_max bytes (`layers::Meter`), on MPI's collectives.
+    fn ex8_3_the_backward_holds_a_unit_and_its_gradient_at_the_peak(world at &[2, 3]) {
+        use ch08::halves::MpiHalves;
+        use ch08::memory::gathered_formula;
+        use ch08::zero3::{Comm, Sharded};
+        use mpi::traits::*;
+        tch::set_num_threads(1);
+        let (rank, n) = (world.rank() as usize, world.size() as usize);
+        let (x, y) = ch06::data::digits()?.train.batch(&(rank * 8..rank * 8 + 8).collect::<Vec<_>>());
+        for kind in [ModelKind::Mlp, ModelKind::Cnn, ModelKind::DeepMlp(4)] {
+            tch::manual_seed(1);
+            let mut m = Sharded::new(kind, (8, 8), (n, rank), 1e-3, zero3_common::layout)?;
+            let padded: Vec<usize> = m.units.iter().map(|u| u.layout.padded).collect();
+            let mpi = MpiHalves { world };
+            m.step(&Comm { halves: &mpi, prefetch: None }, &x, &y);
+            let (peak, want) = (m.held().gathered, gathered_formula(&padded, false));
+            let why = match peak.cmp(&want) {
+                std::cmp::Ordering::Equal => continue,
+                std::cmp::Ordering::Less => "below what the backward really holds: the unit's \
+                    gradient exists (in LibTorch's tensors) while the gathered parameters are \
+                    still held, so count it from then: make the counted buffer \
+                    (`Counted::zeros`) before `drop(gathered)`",
+                std::cmp::Ordering::Greater => "more than one unit and its gradient: free the \
+                    gathered parameters (`drop(gathered)`) before the reduce-scatter and the \
+                    gradient buffer after it",
+            };
+            return Err(format!(
+                "{} at {n} ranks, rank {rank}: your backward_layer's peak is {peak} B counted, \
+                 expected 8 L_max = {want} B (a unit of L padded parameters gathered, 4L, \
+                 and its whole gradient, 4L): {why}",
+                kind.name()
+            ));
+        }
+        Ok(())
+    }
+}
+
+mpi_test! {
     // Chapter 3's ring: your ex 3.1 and 3.2, or their solutions with `--features solution`.
     #[cfg(feature = "solution")]
     fn zero3_holds_16p_over_n_plus_a_layer_and_sends_3p_n_minus_1_over_n(world at &[2, 3, 4]) {

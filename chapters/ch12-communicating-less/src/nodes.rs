@@ -162,20 +162,26 @@ impl NodeGroups {
         self.sizes.iter().all(|&s| s == self.sizes[0])
     }
 
-    /// The layout in a few words: `2 nodes (emulated) of 3, 2 ranks`.
+    /// The layout in a few words: `2 nodes (emulated) of 2 ranks each`, `3 nodes
+    /// (emulated) of 3, 2 and 2 ranks`, `1 node (split_shared) of 4 ranks`.
     pub fn describe(&self) -> String {
         let how = match self.layout {
             Nodes::Shared => "split_shared",
             Nodes::Emulated(_) => "emulated",
         };
-        let sizes: Vec<String> = self.sizes.iter().map(|s| s.to_string()).collect();
-        format!(
-            "{} node{} ({how}) of {} rank{}",
-            self.nodes(),
-            if self.nodes() == 1 { "" } else { "s" },
-            sizes.join(", "),
-            if self.sizes == [1] { "" } else { "s" }
-        )
+        let nodes = toolkit::report::counted(self.nodes(), "node");
+        let ranks = match &self.sizes[..] {
+            [one] => toolkit::report::rank_count(*one),
+            [first, ..] if self.uniform() => {
+                format!("{} each", toolkit::report::rank_count(*first))
+            }
+            [init @ .., last] => {
+                let init: Vec<String> = init.iter().map(|s| s.to_string()).collect();
+                format!("{} and {last} ranks", init.join(", "))
+            }
+            [] => "no ranks".into(),
+        };
+        format!("{nodes} ({how}) of {ranks}")
     }
 }
 

@@ -13,7 +13,7 @@ toolkit::mpi_test! {
     /// 7 ranks on 3 emulated nodes are 3, 2 and 2; one leader per node; peers per local rank.
     fn emulated_nodes_are_blocks_with_one_leader_each(world at &[7]) {
         let g = NodeGroups::new(world, Nodes::Emulated(3))?;
-        let want = "3 nodes (emulated) of 3, 2, 2 ranks";
+        let want = "3 nodes (emulated) of 3, 2 and 2 ranks";
         match (g.describe(), g.leaders.as_ref().map(|l| l.size())) {
             (d, _) if d != want => Err(format!("described as {d:?}, expected {want:?}")),
             (_, Some(n)) if n != 3 => Err(format!("{n} leaders, expected 3")),

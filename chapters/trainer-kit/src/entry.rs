@@ -7,15 +7,17 @@ use mpi::traits::*;
 /// Who prints a failed run's one-line reason.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Report {
-    /// Rank 0 only: reasons every rank meets alike (a bad setting, a missing file).
-    RankZero,
+    /// Reasons every rank meets alike (a bad setting, a refused checkpoint): every rank
+    /// prints the same line, which the workbook's launcher shows once (under a bare
+    /// mpirun, once per rank); a rank that fails alone is not silent.
+    Alike,
     /// Every rank, with its number: reasons that may differ between ranks (a stage's error).
     EveryRank,
 }
 
 /// Starts MPI, runs `job` on the world and exits: 0 when it returns `Ok`, 1 after printing
-/// its `Err` as `program: reason` (or `program: rank R: reason`, per `report`). MPI is
-/// finalised before the exit.
+/// its `Err` as `program: reason` (or `program: rank R: reason`, per `report`) on every
+/// rank that meets it. MPI is finalised before the exit.
 pub fn run_and_exit<F>(program: &str, report: Report, job: F) -> !
 where
     F: FnOnce(&SimpleCommunicator) -> Result<(), String>,
@@ -28,14 +30,11 @@ where
             // One write per line: the ranks' lines reach mpirun's stderr whole, never
             // spliced into each other (`eprintln!` may write its pieces one by one).
             let line = match report {
-                Report::RankZero if world.rank() != 0 => None,
-                Report::RankZero => Some(format!("{program}: {why}\n")),
-                Report::EveryRank => Some(format!("{program}: rank {}: {why}\n", world.rank())),
+                Report::Alike => format!("{program}: {why}\n"),
+                Report::EveryRank => format!("{program}: rank {}: {why}\n", world.rank()),
             };
-            if let Some(line) = line {
-                use std::io::Write;
-                let _ = std::io::stderr().write_all(line.as_bytes());
-            }
+            use std::io::Write;
+            let _ = std::io::stderr().write_all(line.as_bytes());
             1
         }
     };

@@ -176,17 +176,19 @@ impl Job {
         let result = crate::session::wait_or_kill(&mut child, reaper, self.timeout);
         self.log(start.elapsed(), &outcome_word(result.0, result.1));
         let first = watch.first_to_end();
-        let (omitted, reports) = forward.join().unwrap_or_default();
-        let reports: Vec<&str> = reports.iter().map(String::as_str).collect();
+        let forwarded = forward.join().unwrap_or_default();
+        let reports: Vec<&str> = forwarded.passed.iter().map(String::as_str).collect();
         if let Some(hint) = crate::diagnose::deadlock_hint(&reports) {
             eprintln!("{hint}");
         }
         match result {
             (Some(status), _) => {
                 let code = status.code().unwrap_or(1);
-                // A lab stopped by an unfinished exercise has said so on rank 0.
-                let said = code == crate::gate::UNFINISHED;
-                if omitted && code != 0 && !said {
+                // A lab stopped by an unfinished exercise has said so on rank 0; a refusal
+                // that every rank printed alike has come through once: nothing to add.
+                let said = code == crate::gate::UNFINISHED
+                    || (self.ranks > 1 && forwarded.most_repeats >= self.ranks as usize);
+                if forwarded.omitted && code != 0 && !said {
                     eprintln!("[workbook] the job ended with exit status {code}");
                 }
                 if let Some(line) = first.filter(|_| code != 0 && !said) {

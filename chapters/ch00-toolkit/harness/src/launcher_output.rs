@@ -33,15 +33,24 @@ fn is_banner_rule(t: &str) -> bool {
     t.len() >= 20 && (t.chars().all(|c| c == '-') || t.chars().all(|c| c == '='))
 }
 
+/// What came through a job's stderr.
+#[derive(Default)]
+pub(crate) struct Forwarded {
+    /// Whether any launcher line was left out.
+    pub omitted: bool,
+    /// The lines that came through, each once (for the deadlock hint).
+    pub passed: Vec<String>,
+    /// How many times the most repeated line came (every rank refusing alike: the ranks).
+    pub most_repeats: usize,
+}
+
 /// Copies a job's stderr to ours, leaving out the launcher's blocks (framed by rules) that
-/// only report a rank that ended badly, and its stray internal lines. Returns whether
-/// anything was left out, and the lines that came through (for the deadlock hint).
-pub(crate) fn forward_without_noise(
-    stream: impl Read,
-    err: &mut impl std::io::Write,
-) -> (bool, Vec<String>) {
+/// only report a rank that ended badly, and its stray internal lines; a line that every
+/// rank printed alike (a refusal) comes through once.
+pub(crate) fn forward_without_noise(stream: impl Read, err: &mut impl std::io::Write) -> Forwarded {
     let mut omitted = false;
-    let mut passed = vec![];
+    let mut passed: Vec<String> = vec![];
+    let mut repeats: Vec<usize> = vec![];
     let mut block: Option<Vec<String>> = None;
     for line in BufReader::new(stream).split(b'\n').map_while(Result::ok) {
         let line = String::from_utf8_lossy(&line).into_owned();
@@ -50,10 +59,14 @@ pub(crate) fn forward_without_noise(
             None if rule => block = Some(vec![line]),
             // `[host:pid] ...`: the launcher's internal lines.
             None if line.starts_with('[') && launcher_noise(&line) => omitted = true,
-            None => {
-                let _ = writeln!(err, "{line}");
-                passed.push(line);
-            }
+            None => match passed.iter().position(|p| *p == line) {
+                Some(i) => repeats[i] += 1,
+                None => {
+                    let _ = writeln!(err, "{line}");
+                    passed.push(line);
+                    repeats.push(1);
+                }
+            },
             Some(lines) => {
                 lines.push(line);
                 if rule {
@@ -76,7 +89,11 @@ pub(crate) fn forward_without_noise(
     for l in block.unwrap_or_default() {
         let _ = writeln!(err, "{l}");
     }
-    (omitted, passed)
+    Forwarded {
+        omitted,
+        passed,
+        most_repeats: repeats.into_iter().max().unwrap_or(0),
+    }
 }
 
 #[cfg(test)]
@@ -92,9 +109,9 @@ mod tests {
              mpirun was unable to launch the specified application\n{rule}\n"
         );
         let mut out = Vec::new();
-        let (omitted, _) = forward_without_noise(text.as_bytes(), &mut out);
+        let got = forward_without_noise(text.as_bytes(), &mut out);
         let out = String::from_utf8(out).unwrap();
-        assert!(omitted);
+        assert!(got.omitted);
         assert!(out.starts_with("hybrid: --threads 0"), "{out}");
         assert!(!out.contains("Primary job"), "{out}");
         assert!(out.contains("unable to launch"), "{out}");
@@ -107,8 +124,19 @@ mod tests {
              write change was 2 (del); close change was 0 (none): Bad file descriptor\n\
              [vm:01234] 3 more processes have sent help message help-mpi-api.txt / mpi-abort\n";
         let mut out = Vec::new();
-        let (omitted, passed) = forward_without_noise(text.as_bytes(), &mut out);
-        assert!(omitted);
-        assert_eq!(passed.len(), 1, "{passed:?}");
+        let got = forward_without_noise(text.as_bytes(), &mut out);
+        assert!(got.omitted);
+        assert_eq!(got.passed.len(), 1, "{:?}", got.passed);
+    }
+
+    #[test]
+    fn a_refusal_every_rank_printed_alike_comes_through_once() {
+        let text = "zero: --resume ck: saved at stage 1, this run is stage 3\n".repeat(3)
+            + "zero: rank 1: other\n";
+        let mut out = Vec::new();
+        let got = forward_without_noise(text.as_bytes(), &mut out);
+        let out = String::from_utf8(out).unwrap();
+        assert_eq!(out.lines().count(), 2, "{out}");
+        assert_eq!(got.most_repeats, 3);
     }
 }

@@ -86,9 +86,14 @@ pub fn host_cores() -> usize {
 
 /// `1 rank`, `4 ranks`: a rank count as the labs' first lines say it.
 pub fn rank_count(ranks: usize) -> String {
-    match ranks {
-        1 => "1 rank".into(),
-        n => format!("{n} ranks"),
+    counted(ranks, "rank")
+}
+
+/// `1 thread`, `4 threads`: a count and its noun, plural unless the count is 1.
+pub fn counted(n: usize, noun: &str) -> String {
+    match n {
+        1 => format!("1 {noun}"),
+        n => format!("{n} {noun}s"),
     }
 }
 

@@ -236,8 +236,11 @@ where
     crate::watchdog::unguard_body();
     if comm.rank() == 0 {
         match &verdict {
-            // A property's report is agreed by every rank: who said it adds nothing.
-            Err((_, why)) if why.starts_with("property `") => crate::spmd::say(why),
+            // A property's report is agreed by every rank: who said it adds nothing; a
+            // message the body already agreed on (`lockstep::agree`) names its rank.
+            Err((_, why)) if why.starts_with("property `") || names_its_rank(why) => {
+                crate::spmd::say(why)
+            }
             Err((rank, why)) => crate::spmd::say(&format!("rank {rank} says: {why}")),
             Ok(()) => {}
         }
@@ -248,6 +251,13 @@ where
         );
     }
     verdict
+}
+
+/// `rank R says: ...`: a verdict already agreed on, with the rank that gave it.
+fn names_its_rank(why: &str) -> bool {
+    why.strip_prefix("rank ")
+        .and_then(|rest| rest.split_once(" says: "))
+        .is_some_and(|(rank, _)| rank.parse::<u32>().is_ok())
 }
 
 /// Ok if the job passed and really ran `test_name`; else a message a learner can act on.

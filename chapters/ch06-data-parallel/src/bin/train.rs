@@ -21,7 +21,7 @@ fn main() {
     if std::io::stderr().is_terminal() && std::env::var_os("CH06_PROGRESS").is_none() {
         std::env::set_var("CH06_PROGRESS", "1"); // the ranks' stderr is a pipe: tell them
     }
-    trainer_kit::entry::run_and_exit("train", Report::RankZero, |world| run(world, cfg))
+    trainer_kit::entry::run_and_exit("train", Report::Alike, |world| run(world, cfg))
 }
 
 fn run(world: &mpi::topology::SimpleCommunicator, cfg: Config) -> Result<(), String> {
@@ -41,16 +41,16 @@ fn run(world: &mpi::topology::SimpleCommunicator, cfg: Config) -> Result<(), Str
             trainer.params.len()
         );
         println!(
-            "{} ranks, global batch {} ({} per rank), sync {:?} on {:?} ({} buckets of <= {} KiB), lr {}, momentum {}",
-            world.size(), cfg.common.batch, trainer.sampler.batch, cfg.sync, cfg.allreduce, trainer.buckets().len(),
+            "{}, global batch {} ({} per rank), sync {:?} on {:?} ({} buckets of <= {} KiB), lr {}, momentum {}",
+            toolkit::report::rank_count(world.size() as usize), cfg.common.batch, trainer.sampler.batch, cfg.sync, cfg.allreduce, trainer.buckets().len(),
             cfg.bucket_kib, cfg.common.lr, cfg.momentum
         );
         println!(
-            "device {:?}, {} threads per rank ({} cores / {} ranks on this node)",
+            "device {:?}, {} per rank ({} cores / {} on this node)",
             place.device,
-            place.threads,
+            toolkit::report::counted(place.threads, "thread"),
             toolkit::report::host_cores(),
-            place.local_ranks
+            toolkit::report::rank_count(place.local_ranks)
         );
         let before = if trainer.differed_before_broadcast {
             "differed"

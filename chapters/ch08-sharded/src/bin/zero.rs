@@ -22,7 +22,7 @@ use trainer_kit::entry::Report;
 fn main() {
     // Bad flags: one line, before MPI even starts (no rank has communicated yet).
     let cfg: Config = trainer_kit::cli::from_command_line();
-    trainer_kit::entry::run_and_exit("zero", Report::RankZero, |world| run(world, cfg))
+    trainer_kit::entry::run_and_exit("zero", Report::Alike, |world| run(world, cfg))
 }
 
 fn run(world: &SimpleCommunicator, mut cfg: Config) -> Result<(), String> {
@@ -72,11 +72,11 @@ fn run(world: &SimpleCommunicator, mut cfg: Config) -> Result<(), String> {
             Collectives::Mpi => "mpi (MPI's own collectives)",
         };
         println!(
-            "collectives {how}; global batch {} ({} per rank), Adam lr {}, {} threads per rank",
+            "collectives {how}; global batch {} ({} per rank), Adam lr {}, {} per rank",
             cfg.common.batch,
             cfg.common.batch / n,
             cfg.common.lr,
-            place.threads
+            toolkit::report::counted(place.threads, "thread")
         );
         if cfg.stage != Stage::Replicated {
             for r in 0..n {

@@ -32,7 +32,7 @@ fn main() {
     if let Err(why) = flags.check_resume(corpus.vocab()) {
         refuse(why);
     }
-    trainer_kit::entry::run_and_exit("gpt", Report::RankZero, |world| {
+    trainer_kit::entry::run_and_exit("gpt", Report::Alike, |world| {
         ch09::gpt_lab::run(world, &flags, &corpus)
     })
 }

@@ -25,7 +25,7 @@ fn main() {
             std::process::exit(2);
         },
     );
-    trainer_kit::entry::run_and_exit("tp_block", Report::RankZero, |world| {
+    trainer_kit::entry::run_and_exit("tp_block", Report::Alike, |world| {
         ch09::lab::run(world, &cfg)
     })
 }
