@@ -25,10 +25,10 @@ cp "$TARGET_DIR/workbook/ch05-hybrid-bench.svg" $book/img/
 { echo '$ make bench CH=05   # staging_bench';
   cargo run -q --release -p ch05-hybrid --features solution --bin staging_bench 2>&1; } > $book/output/staging_bench.txt
 cp "$TARGET_DIR/workbook/ch05-staging-trace-np2.json" $book/output/
-for t in threads_sharing_a_communicator_get_each_others_messages the_boundary_before_the_unpack_is_caught \
-  mpi_from_a_worker_under_funneled_is_named; do
-  echo "\$ cargo test -p ch05-hybrid --features solution --test planted_mistakes $t -- --nocapture"
+# Mistake 1 is caught on every run only with its forced order (its planted test); mistakes
+# 2 and 3 are captured through `make check` by `make check-the-check`.
+t=threads_sharing_a_communicator_get_each_others_messages
+{ echo "\$ cargo test -p ch05-hybrid --features solution --test planted_mistakes $t -- --nocapture"
   cargo test -q -p ch05-hybrid --features solution --test planted_mistakes $t -- --nocapture 2>&1 | grep '^  rank'
-  echo
-done > $book/output/planted-threads.txt
+} > $book/output/planted-shared-comm.txt
 echo "outputs: wrote chapter 5's labs at NP=1 and 2, its benchmarks, plot and planted mistakes"

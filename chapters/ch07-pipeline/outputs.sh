@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Chapter 07's captures for the book beyond its labs' output:
-#   the planted mistakes, the benchmarks (pipe_bench, plan_bench, recompute_bench, transport_bench), the
+#   the planted deadlocks (the planted mistakes' make-check captures come from make
+#   check-the-check), the benchmarks (pipe_bench, plan_bench, recompute_bench, transport_bench), the
 #   trainer's runs with and without recomputation, its traced runs,
 #   its checkpoint and resume runs, its interleaved and ZB-H1 runs, its refusals, and its
 #   transports (transport_bench, the trainer by --transport).
@@ -10,10 +11,6 @@ set -euo pipefail
 TARGET_DIR=${TARGET_DIR:-target}
 MAKE=${MAKE:-make}
 book=book/src/ch07-pipeline
-{ echo '$ cargo test -p ch07-pipeline --features solution --test planted_schedule_mistakes -- --nocapture';
-  cargo test -q -p ch07-pipeline --features solution --test planted_schedule_mistakes -- --nocapture --test-threads=1 2>&1 \
-  | sed 's/^\.*//' | grep -v -e '^running ' -e '^test result' \
-  | awk 'NF { for (; n > 0; n--) print ""; print; next } { n++ }'; } > $book/output/planted-schedules.txt
 { echo '$ make bench CH=07';
   cargo run -q --release -p ch07-pipeline --features solution --bin pipe_bench 2>&1; } > $book/output/pipe_bench.txt
 { echo '$ cargo run --release -p ch07-pipeline --features solution --bin recompute_bench';
@@ -67,9 +64,10 @@ rm -rf $ckpt
 { shown 2 --steps 1000 --report 500 --transport mpi; echo
   shown 2 --steps 1000 --report 500 --transport shm; } > $book/output/transport-np2.txt
 { shown 2 --transport ipc; shown 2 --transport shm --schedule interleaved; } > $book/output/transport-refusals.txt
-{ echo '$ cargo test -p ch07-pipeline --features solution --test planted_mistakes -- --nocapture --test-threads=1'
-  cargo test -q -p ch07-pipeline --features solution --test planted_mistakes -- --nocapture --test-threads=1 2>&1 \
+{ echo '$ cargo test -p ch07-pipeline --features solution --test planted_mistakes -- --nocapture --test-threads=1 deadlocking wrong_stage'
+  cargo test -q -p ch07-pipeline --features solution --test planted_mistakes -- --nocapture --test-threads=1 \
+    a_deadlocking_1f1b_order_is_named activations_to_the_wrong_stage_are_named 2>&1 \
   | grep -E 'DEADLOCK|hint:|says:|\] ran `' | sed -E 's/^[. ]*//; s/^rank [0-9]+ \| +//; s/^/  /' \
   | awk '{ d = /DEADLOCK/ } NR > 1 && (/ran `/ || (d && !prev)) { print "" } { print; prev = d }'; } \
-  > $book/output/planted-trainer.txt
+  > $book/output/planted-deadlocks.txt
 echo "outputs: wrote chapter 7's planted mistakes, benchmarks, traces, checkpoint and refusal runs"

@@ -18,7 +18,11 @@ pub fn print_failure(e: &Exercise) {
     for (test, text) in e.failed.iter().skip(1) {
         let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
         let line: String = line.chars().take(160).collect();
-        println!("  also failing: {}: {line}", bare(test));
+        // A launch's line already starts with the test's name.
+        match line.starts_with(&format!("`{}`", bare(test))) {
+            true => println!("  also failing: {line}"),
+            false => println!("  also failing: {}: {line}", bare(test)),
+        }
     }
 }
 

@@ -89,9 +89,9 @@ impl Property<'_> {
             Err(TestError::Fail(reason, value)) => Err(format!(
                 "property `{}` FAILED at {at}\n  minimal failing case: {value:?}\n  \
                  {reason}\n  reproduce: WORKBOOK_SEED={seed} with {at} \
-                 ({} cases run, shrinking included)",
+                 ({} run, shrinking included)",
                 self.name,
-                case_no.get()
+                crate::report::counted(case_no.get() as usize, "case")
             )),
             Err(TestError::Abort(reason)) => Err(format!(
                 "property `{}` gave up at {at}: {reason}",
