@@ -64,7 +64,7 @@ rm -rf $ckpt
 { shown 2 --steps 1000 --report 500 --transport mpi; echo
   shown 2 --steps 1000 --report 500 --transport shm; } > $book/output/transport-np2.txt
 { shown 2 --transport ipc; shown 2 --transport shm --schedule interleaved; } > $book/output/transport-refusals.txt
-{ echo '$ cargo test -p ch07-pipeline --features solution --test planted_mistakes -- --nocapture --test-threads=1 deadlocking wrong_stage'
+{ echo '$ cargo test -p ch07-pipeline --features solution --test planted_mistakes -- --nocapture --test-threads=1 a_deadlocking_1f1b_order_is_named activations_to_the_wrong_stage_are_named'
   cargo test -q -p ch07-pipeline --features solution --test planted_mistakes -- --nocapture --test-threads=1 \
     a_deadlocking_1f1b_order_is_named activations_to_the_wrong_stage_are_named 2>&1 \
   | grep -E 'DEADLOCK|hint:|says:|\] ran `' | sed -E 's/^[. ]*//; s/^rank [0-9]+ \| +//; s/^/  /' \

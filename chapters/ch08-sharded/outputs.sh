@@ -2,7 +2,7 @@
 # Chapter 08's captures for the book beyond its lab's output: the lab's traced figure, its
 # --help, stages 0 and 1 at 4 ranks, the bytes per rank against N (a table, and a plot at
 # N = 1..8), sharded checkpoints (saved, resumed, resharded, refused; at stages 2 and 3), and the planted
-# mistakes; ZeRO-3: stage 3 at 4 ranks, its traced step, its bytes against stage 2's, the
+# staged-step fault; ZeRO-3: stage 3 at 4 ranks, its traced step, its bytes against stage 2's, the
 # memory budget (--max-mem), the benchmark (zero_bench).
 # `make outputs CH=08` runs the lab, then this script from the repository root
 # (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.
@@ -47,6 +47,7 @@ keep() { sed "s|$ck/||g" | grep -E '^(zero:|resumed|after|checkpoint)'; }
   NP=2 zero --model mlp --max-steps 20 --checkpoint $ck/ckpt --quiet 2>&1 | keep
   echo '$ ls -l ckpt'
   ls -l $ck/ckpt | awk 'NR > 1 { printf "%9s  %s\n", $5, $9 }'
+  echo '$ cp -r ckpt ckpt3'
   cp -r $ck/ckpt $ck/ckpt3
   echo "\$ NP=2 $cmd --model mlp --max-steps 40 --checkpoint ckpt --resume --quiet"
   NP=2 zero --model mlp --max-steps 40 --checkpoint $ck/ckpt --resume --quiet 2>&1 | keep
@@ -67,6 +68,7 @@ cp -r $ck/ckpt3 $ck/lost; rm $ck/lost/shard-2-of-3-step-*.ckpt
     if [ "$args" = ls ]; then
       echo '$ ls -l ckpt3s'
       ls -l $ck/ckpt3s | awk 'NR > 1 { printf "%9s  %s\n", $5, $9 }'
+      echo '$ cp -r ckpt3s ckpt3s3'
       cp -r $ck/ckpt3s $ck/ckpt3s3
       continue
     fi

@@ -13,7 +13,8 @@
 # slurm-test.
 # Root only. Expect five to ten minutes on a 2-core machine.
 # `scripts/cluster/outputs.sh diagnose` makes only the two diagnose files (seconds);
-# `scripts/cluster/outputs.sh hier` only chapter 12's five (ten minutes or so);
+# `scripts/cluster/outputs.sh hier` only chapter 12's hier lab and less_bench (three);
+# `scripts/cluster/outputs.sh compress` only compress_cnn's and compress_gpt's;
 # `scripts/cluster/outputs.sh gpt` only compress_gpt's (about six minutes).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -69,8 +70,14 @@ hier_captures() {
   shell_capture $ch12/hier-netns-1gbit.txt "${shape//RATE/1gbit} && $lab"
   shell_capture $ch12/less_bench-netns-100mbit.txt \
     "${shape//RATE/100mbit} && make -s --no-print-directory bench CH=12"
+}
+
+# Chapter 12's compression labs with both nodes' links shaped to 100 Mbit/s.
+compress_captures() {
+  local ch12=book/src/ch12-communicating-less/output
+  local shape="scripts/cluster/netns.sh shape node-a rate=100mbit && scripts/cluster/netns.sh shape node-b rate=100mbit"
   shell_capture $ch12/compress_cnn-netns-100mbit.txt \
-    "${shape//RATE/100mbit} && make -s --no-print-directory run CH=12 BIN=compress_cnn SOLUTION=1"
+    "$shape && make -s --no-print-directory run CH=12 BIN=compress_cnn SOLUTION=1"
   gpt_capture
 }
 
@@ -84,6 +91,7 @@ gpt_capture() {
 }
 if [ "${1:-}" = diagnose ]; then diagnose_captures; exit 0; fi
 if [ "${1:-}" = hier ]; then hier_captures; exit 0; fi
+if [ "${1:-}" = compress ]; then compress_captures; exit 0; fi
 if [ "${1:-}" = gpt ]; then gpt_capture; exit 0; fi
 
 capture hello-netns.txt make -s --no-print-directory run CH=00 CLUSTER=netns
@@ -100,6 +108,7 @@ capture sweep-two-nodes.txt NP=2 MPIRUN_ARGS="--map-by node" \
   scripts/cluster/netns.sh run $SWEEP
 diagnose_captures
 hier_captures
+compress_captures
 capture cluster-test.txt make -s --no-print-directory cluster-test
 capture slurm-test.txt make -s --no-print-directory slurm-test
 out=$(ls -t target/slurm/workbook-ch00-*.out | head -1)

@@ -50,7 +50,8 @@ mpi_test! {
 
 /// Planted fault, in the test above as the learner runs it (built with the solutions): the last
 /// rank skips the broadcast (`if rank != last { broadcast }`). The watchdog names each rank's
-/// blocked call within the deadline.
+/// blocked call within the deadline, and the desync: the last rank's first collective is
+/// the check's agreement, the others' the broadcast.
 #[cfg(feature = "solution")]
 #[test]
 fn planted_ex6_2_a_rank_that_skips_the_broadcast_is_named() {
@@ -61,8 +62,8 @@ fn planted_ex6_2_a_rank_that_skips_the_broadcast_is_named() {
         &[
             "blocked in MPI_Bcast(root=0",
             "rank 2: DEADLOCK?",
-            "this rank finished the test and waits for the others",
-            "never called it",
+            "desync: rank 2 called MPI_Allreduce(4 bytes) as the 1st collective on WORLD; \
+             ranks 0-1 called MPI_Bcast",
         ],
     );
 }

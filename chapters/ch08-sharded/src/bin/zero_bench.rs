@@ -78,10 +78,11 @@ fn main() {
     }
     let path = print_and_save(&all, "ch08/zero_bench.csv").expect("write csv");
     println!(
-        "step: mean of {STEPS} steps after {WARMUP}, the slowest rank's; collectives alone: the \
-         step's reduce-scatters and allgathers (stage 0: its allreduce) on buffers of the same \
-         lengths, {LOOPS} times in a loop; in-step: time inside the stage 3 step's collectives \
-         (blocking calls, and the waits for prefetched allgathers)"
+        "step: mean of {STEPS} steps after {WARMUP}, the slowest rank's, in the best of \
+         {ROUNDS} rounds; collectives alone: the step's reduce-scatters and allgathers (stage 0: \
+         its allreduce) on buffers of the same lengths, {LOOPS} times in a loop, the best of \
+         {ROUNDS} rounds; in-step: time inside the stage 3 step's collectives (blocking calls, \
+         and the waits for prefetched allgathers) in the step's best round"
     );
     println!("wrote {}", path.display());
 }
