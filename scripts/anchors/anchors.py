@@ -11,9 +11,12 @@
 #         at the default size
 #         (width 96, batch 128, m = 4) and a compute-bound one (width 512, batch 256, m = 8);
 #         samples/s over the timed steps after a warm-up as long;
-#   ch08: `zero` (CNN, UCI digits, global batch 48, Adam) at --stage 1 against
-#         ZeroRedundancyOptimizer (ZeRO-1) and at --stage 2 against FSDP2's fully_shard
-#         (gloo), scripts/anchors/zero_cnn.py; samples/s = the median over epochs 3..
+#   ch08: `zero` (CNN and cnn:4, UCI digits, global batch 48, Adam) at --stage 1 against
+#         ZeroRedundancyOptimizer (ZeRO-1, bucket views) and at --stage 2 against FSDP2's
+#         fully_shard on the model (gloo), scripts/anchors/zero_cnn.py; samples/s = the
+#         median over epochs 3..; PyTorch's collectives per step counted (CommDebugMode);
+#         at cnn:4 ours also on TCP over the loopback (gloo's transport); and PyTorch alone
+#         in one process without communication (zero_cnn.py --mode alone)
 #   ch09: `tp_bench --ranks 2` (one transformer block's forward and backward, f32, t = 2,
 #         one thread per rank) against torch.distributed.tensor.parallel's
 #         ColwiseParallel / RowwiseParallel on the same block (gloo),
@@ -120,8 +123,17 @@ def torch_ch07(_env, schedule, width, batch, m, steps):
 
 
 # --- chapter 08 -------------------------------------------------------------------------
-def ours_ch08(env, stage, _mode):
-    out = run([release_bin("zero"), "--stage", stage, "--epochs", str(EPOCHS)],
+# PyTorch's collectives in one step, by workload (torch's CommDebugMode, zero_cnn.py).
+TORCH_COLLECTIVES = {}
+
+
+# Open MPI on TCP over the loopback, as gloo is: a like-for-like transport.
+TCP = {"OMPI_MCA_pml": "ob1", "OMPI_MCA_btl": "tcp,self", "OMPI_MCA_btl_tcp_if_include": "lo"}
+
+
+def ours_ch08(env, stage, _mode, model, transport=None):
+    env = dict(env, **(TCP if transport == "tcp" else {}))
+    out = run([release_bin("zero"), "--stage", stage, "--model", model, "--epochs", str(EPOCHS)],
               env=dict(env, NP=str(NP)))
     rates = [float(m.group(1)) for m in re.finditer(r"^epoch +\d+: .*, (\d+) samples/s$", out, re.M)]
     if len(rates) != EPOCHS:
@@ -129,10 +141,35 @@ def ours_ch08(env, stage, _mode):
     return statistics.median(rates[2:])
 
 
-def torch_ch08(_env, _stage, mode):
-    out = run(torchrun("zero_cnn.py", ["--mode", mode, "--epochs", str(EPOCHS)]))
+def torch_ch08(_env, _stage, mode, model, _transport=None):
+    out = run(torchrun("zero_cnn.py", ["--mode", mode, "--model", model, "--epochs", str(EPOCHS)]))
+    TORCH_COLLECTIVES[(mode, model)] = int(re.search(r"^COLLECTIVES (\d+)$", out, re.M).group(1))
     rates = [float(m.group(1)) for m in re.finditer(r"^EPOCH \d+ ([\d.]+)$", out, re.M)]
     return statistics.median(rates[2:])
+
+
+def alone_ch08(model):
+    """PyTorch in one process doing one rank's share of each batch, no communication
+    (zero_cnn.py --mode alone): samples/s as NP such ranks would train, the median over
+    epochs 3.."""
+    python = sys.executable
+    out = run([python, os.path.join(HERE, "zero_cnn.py"), "--mode", "alone", "--like", str(NP),
+               "--model", model, "--epochs", str(EPOCHS)])
+    rates = [float(m.group(1)) for m in re.finditer(r"^EPOCH \d+ ([\d.]+)$", out, re.M)]
+    return statistics.median(rates[2:])
+
+
+def collectives_ch08():
+    """The note under chapter 8's rows: collectives per step on each side, and PyTorch's
+    speed with no communication at all."""
+    alone = ", ".join(f"{model} {alone_ch08(model):,.0f}" for model in ("cnn", "cnn:4"))
+    theirs = ", ".join(f"{'ZeroRedundancyOptimizer' if mode == 'zero1' else 'FSDP2'} ({model}) {n}"
+                       for (mode, model), n in sorted(TORCH_COLLECTIVES.items()))
+    return ("collectives in one step: ours 2 at stages 1 and 2 (a reduce-scatter and an "
+            "allgather of the flat buffer, src/step.rs); PyTorch, counted by CommDebugMode: "
+            f"{theirs}\nPyTorch in one process, one rank's share of each batch, plain Adam, "
+            f"no communication (zero_cnn.py --mode alone), as {NP} such ranks would train: "
+            f"{alone} samples/s")
 
 
 # --- chapter 09 -------------------------------------------------------------------------
@@ -214,11 +251,19 @@ def main():
             what = (f"{label}, p={NP}, {name}: 8 blocks of width {width}, batch {batch}, "
                     f"m={m}, Adam, f32")
             jobs.append(("07", what, ours_ch07, torch_ch07, (sched, width, batch, m, steps)))
-    base = f"CNN, UCI digits, NP={NP}, batch 48, Adam"
-    jobs.append(("08", f"{base}; ours --stage 1 vs ZeroRedundancyOptimizer (ZeRO-1, gloo)",
-                 ours_ch08, torch_ch08, ("1", "zero1")))
-    jobs.append(("08", f"{base}; ours --stage 2 vs FSDP2 fully_shard (gloo)",
-                 ours_ch08, torch_ch08, ("2", "fsdp2")))
+    # The CNN measures per-step overhead (about 1.5 ms a step); cnn:4 (16 times the
+    # parameters) is where compute dominates.
+    for model, size in [("cnn", "per-step overhead"), ("cnn:4", "compute")]:
+        base = f"{model} ({size}), UCI digits, NP={NP}, batch 48, Adam"
+        jobs.append(("08", f"{base}; ours --stage 1 vs ZeroRedundancyOptimizer (ZeRO-1, bucket views)",
+                     ours_ch08, torch_ch08, ("1", "zero1", model)))
+        jobs.append(("08", f"{base}; ours --stage 2 vs FSDP2 fully_shard on the model",
+                     ours_ch08, torch_ch08, ("2", "fsdp2", model)))
+    base = f"cnn:4 (compute), NP={NP}, batch 48, Adam, ours on TCP over the loopback as gloo"
+    jobs.append(("08", f"{base}; ours --stage 1 vs ZeroRedundancyOptimizer",
+                 ours_ch08, torch_ch08, ("1", "zero1", "cnn:4", "tcp")))
+    jobs.append(("08", f"{base}; ours --stage 2 vs FSDP2",
+                 ours_ch08, torch_ch08, ("2", "fsdp2", "cnn:4", "tcp")))
     batch, seq, hidden, heads = TP_BLOCK
     jobs.append(("09", f"one transformer block (h={hidden}, {heads} heads, {batch}x{seq} tokens), "
                  f"forward + backward, f32, t={NP}, 1 thread per rank; ours vs "
@@ -253,6 +298,8 @@ def main():
     for row in rows:
         per_chapter.setdefault(row[0], []).append(row)
     notes = {"11": moe_job.agreement()} if "11" in per_chapter else {}
+    if "08" in per_chapter:
+        notes["08"] = collectives_ch08()
     print(header)
     for chapter, mine in per_chapter.items():
         print(table(mine, units.get(chapter, "samples/s")))

@@ -88,6 +88,14 @@ class Cnn(nn.Module):
         return self.out(F.relu(self.fc1(x)))
 
 
+def width(ap, model):
+    """K of `--model cnn:K` (1 for `cnn`), as chapter 6's ModelKind::parse reads it."""
+    if model != "cnn" and not (model.startswith("cnn:") and model[4:].isdigit()
+                               and int(model[4:]) >= 1):
+        ap.error(f"unknown model {model} (expected cnn or cnn:K)")
+    return int(model[4:]) if model.startswith("cnn:") else 1
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--epochs", type=int, default=8)
@@ -99,10 +107,7 @@ def main():
     ap.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
     ap.add_argument("--data", help="the data folder (default: the repository's data/)")
     args = ap.parse_args()
-    if args.model != "cnn" and not (args.model.startswith("cnn:") and args.model[4:].isdigit()
-                                    and int(args.model[4:]) >= 1):
-        ap.error(f"unknown model {args.model} (expected cnn or cnn:K)")
-    k = int(args.model[4:]) if args.model.startswith("cnn:") else 1
+    k = width(ap, args.model)
     if args.device == "cuda" and not torch.cuda.is_available():
         ap.error("--device cuda: torch sees no CUDA device")
 
