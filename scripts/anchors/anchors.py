@@ -3,8 +3,10 @@
 # Run: `make anchors` (scripts/anchors/run.sh makes the venv and the release binaries,
 # then runs this with the venv's python). Alternates ours and PyTorch's, ROUNDS times each
 # (default 2), at NP = 2 on this machine's cores:
-#   ch06: `train` (CNN, UCI digits, global batch 64, SGD momentum 0.9) against DDP (gloo),
-#         scripts/anchors/ddp_cnn.py; samples/s = the median over epochs 3.. of each run;
+#   ch06: `train` (CNN and cnn:4, UCI digits, global batch 64, SGD momentum 0.9) against
+#         DDP (gloo), scripts/anchors/ddp_cnn.py; samples/s = the median over epochs 3.. of
+#         each run; at cnn:4 ours also on TCP over the loopback; and PyTorch alone in one
+#         process without communication;
 #   ch07: `pipeline` (f32, Adam, p = 2) against torch.distributed.pipelining (gloo),
 #         scripts/anchors/pipe_mlp.py, Schedule1F1B, ScheduleGPipe and
 #         ScheduleInterleaved1F1B (2 stages per rank: ours --schedule interleaved --chunks 2),
@@ -51,6 +53,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "../.."))
 NP = 2
 YIELD = {"OMPI_MCA_mpi_yield_when_idle": "1"}
+# Open MPI on TCP over the loopback, as gloo is: a like-for-like transport.
+TCP = {"OMPI_MCA_pml": "ob1", "OMPI_MCA_btl": "tcp,self", "OMPI_MCA_btl_tcp_if_include": "lo"}
+# The CNN measures per-step overhead (a step of under 2 ms); cnn:4 (about 16 times the
+# parameters) is where compute dominates.
+CNN_SIZES = [("cnn", "per-step overhead"), ("cnn:4", "compute")]
 
 
 def release_bin(name):
@@ -77,18 +84,38 @@ def torchrun(script, args):
 EPOCHS = 8
 
 
-def ours_ch06(env):
-    out = run([release_bin("train"), "--epochs", str(EPOCHS)], env=dict(env, NP=str(NP)))
+def ours_ch06(env, model, transport=None):
+    env = dict(env, **(TCP if transport == "tcp" else {}))
+    out = run([release_bin("train"), "--model", model, "--epochs", str(EPOCHS)],
+              env=dict(env, NP=str(NP)))
     rates = [float(m.group(1)) for m in re.finditer(r"\|\s*([\d.]+) samples/s", out)]
     if len(rates) != EPOCHS:
         sys.exit(f"anchors: train printed {len(rates)} epoch lines, expected {EPOCHS}:\n{out}")
     return statistics.median(rates[2:])
 
 
-def torch_ch06(_env):
-    out = run(torchrun("ddp_cnn.py", ["--epochs", str(EPOCHS)]))
+def torch_ch06(_env, model, _transport=None):
+    out = run(torchrun("ddp_cnn.py", ["--model", model, "--epochs", str(EPOCHS)]))
     rates = [float(m.group(1)) for m in re.finditer(r"^EPOCH \d+ ([\d.]+)$", out, re.M)]
     return statistics.median(rates[2:])
+
+
+def alone(script, flags, model):
+    """PyTorch in one process doing one rank's share of each batch, no communication
+    (`script` without torchrun, `--like NP`): samples/s as NP such ranks would train, the
+    median over epochs 3.."""
+    out = run([sys.executable, os.path.join(HERE, script), *flags, "--like", str(NP),
+               "--model", model, "--epochs", str(EPOCHS)])
+    rates = [float(m.group(1)) for m in re.finditer(r"^EPOCH \d+ ([\d.]+)$", out, re.M)]
+    return statistics.median(rates[2:])
+
+
+def alone_note(script, flags, optimizer):
+    """The line under a chapter's rows: PyTorch's speed with no communication at all."""
+    rates = ", ".join(f"{model} {alone(script, flags, model):,.0f}" for model, _ in CNN_SIZES)
+    return (f"PyTorch in one process, one rank's share of each batch, {optimizer}, no "
+            f"communication ({script} --like {NP}), as {NP} such ranks would train: {rates} "
+            "samples/s")
 
 
 # --- chapter 07 -------------------------------------------------------------------------
@@ -127,10 +154,6 @@ def torch_ch07(_env, schedule, width, batch, m, steps):
 TORCH_COLLECTIVES = {}
 
 
-# Open MPI on TCP over the loopback, as gloo is: a like-for-like transport.
-TCP = {"OMPI_MCA_pml": "ob1", "OMPI_MCA_btl": "tcp,self", "OMPI_MCA_btl_tcp_if_include": "lo"}
-
-
 def ours_ch08(env, stage, _mode, model, transport=None):
     env = dict(env, **(TCP if transport == "tcp" else {}))
     out = run([release_bin("zero"), "--stage", stage, "--model", model, "--epochs", str(EPOCHS)],
@@ -148,28 +171,14 @@ def torch_ch08(_env, _stage, mode, model, _transport=None):
     return statistics.median(rates[2:])
 
 
-def alone_ch08(model):
-    """PyTorch in one process doing one rank's share of each batch, no communication
-    (zero_cnn.py --mode alone): samples/s as NP such ranks would train, the median over
-    epochs 3.."""
-    python = sys.executable
-    out = run([python, os.path.join(HERE, "zero_cnn.py"), "--mode", "alone", "--like", str(NP),
-               "--model", model, "--epochs", str(EPOCHS)])
-    rates = [float(m.group(1)) for m in re.finditer(r"^EPOCH \d+ ([\d.]+)$", out, re.M)]
-    return statistics.median(rates[2:])
-
-
 def collectives_ch08():
     """The note under chapter 8's rows: collectives per step on each side, and PyTorch's
     speed with no communication at all."""
-    alone = ", ".join(f"{model} {alone_ch08(model):,.0f}" for model in ("cnn", "cnn:4"))
     theirs = ", ".join(f"{'ZeroRedundancyOptimizer' if mode == 'zero1' else 'FSDP2'} ({model}) {n}"
                        for (mode, model), n in sorted(TORCH_COLLECTIVES.items()))
     return ("collectives in one step: ours 2 at stages 1 and 2 (a reduce-scatter and an "
             "allgather of the flat buffer, src/step.rs); PyTorch, counted by CommDebugMode: "
-            f"{theirs}\nPyTorch in one process, one rank's share of each batch, plain Adam, "
-            f"no communication (zero_cnn.py --mode alone), as {NP} such ranks would train: "
-            f"{alone} samples/s")
+            f"{theirs}\n" + alone_note("zero_cnn.py", ["--mode", "alone"], "plain Adam"))
 
 
 # --- chapter 09 -------------------------------------------------------------------------
@@ -243,17 +252,17 @@ def main():
     import torch  # the venv's
 
     cores = os.cpu_count() or 1
-    jobs = [("06", f"CNN, UCI digits, NP={NP}, batch 64, SGD momentum; ours vs DDP (gloo)",
-             ours_ch06, torch_ch06, ())]
+    jobs = [("06", f"{model} ({size}), UCI digits, NP={NP}, batch 64, SGD momentum; ours vs DDP",
+             ours_ch06, torch_ch06, (model,)) for model, size in CNN_SIZES]
+    jobs.append(("06", f"cnn:4 (compute), NP={NP}, batch 64, SGD momentum, ours on TCP over the "
+                 "loopback as gloo; ours vs DDP", ours_ch06, torch_ch06, ("cnn:4", "tcp")))
     for name, width, batch, m, steps in SIZES:
         for sched, label in [("1f1b", "1F1B"), ("gpipe", "GPipe"),
                              ("interleaved", "interleaved 1F1B (2 stages per rank)")]:
             what = (f"{label}, p={NP}, {name}: 8 blocks of width {width}, batch {batch}, "
                     f"m={m}, Adam, f32")
             jobs.append(("07", what, ours_ch07, torch_ch07, (sched, width, batch, m, steps)))
-    # The CNN measures per-step overhead (about 1.5 ms a step); cnn:4 (16 times the
-    # parameters) is where compute dominates.
-    for model, size in [("cnn", "per-step overhead"), ("cnn:4", "compute")]:
+    for model, size in CNN_SIZES:
         base = f"{model} ({size}), UCI digits, NP={NP}, batch 48, Adam"
         jobs.append(("08", f"{base}; ours --stage 1 vs ZeroRedundancyOptimizer (ZeRO-1, bucket views)",
                      ours_ch08, torch_ch08, ("1", "zero1", model)))
@@ -298,6 +307,8 @@ def main():
     for row in rows:
         per_chapter.setdefault(row[0], []).append(row)
     notes = {"11": moe_job.agreement()} if "11" in per_chapter else {}
+    if "06" in per_chapter:
+        notes["06"] = alone_note("ddp_cnn.py", [], "SGD with momentum")
     if "08" in per_chapter:
         notes["08"] = collectives_ch08()
     print(header)

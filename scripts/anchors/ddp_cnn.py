@@ -14,6 +14,8 @@
 # on one device, the anchor the GPU kit (scripts/gpu-kit/run.sh) puts next to chapter 06
 # at 1 rank, e.g. (the kit's GPU-sized run):
 #   python3 scripts/anchors/ddp_cnn.py --device cuda --model cnn:8 --batch 1024 --epochs 10
+# With `--like N` that one process does one rank's share of each global batch (1/N of it)
+# and counts samples/s as N such ranks would: DDP's speed if communication cost nothing.
 
 import argparse
 import gzip
@@ -106,6 +108,7 @@ def main():
     ap.add_argument("--model", default="cnn", help="cnn or cnn:K (K times wider)")
     ap.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
     ap.add_argument("--data", help="the data folder (default: the repository's data/)")
+    ap.add_argument("--like", type=int, default=1, help="alone: the ranks it stands for")
     args = ap.parse_args()
     k = width(ap, args.model)
     if args.device == "cuda" and not torch.cuda.is_available():
@@ -113,7 +116,9 @@ def main():
 
     # Under torchrun: DDP over gloo; alone: one process, eager, no process group.
     together = os.environ.get("WORLD_SIZE") is not None
-    rank, ranks = gloo.start() if together else (0, 1)
+    rank, ranks = gloo.start() if together else (0, args.like)
+    if not together:
+        torch.set_num_threads(max(1, (os.cpu_count() or 1) // args.like))  # as gloo.start
     device = torch.device(args.device)
     here = os.path.dirname(os.path.abspath(__file__))
     images, labels = digits(args.data or os.path.join(here, "../../data"))
