@@ -199,10 +199,15 @@ def ours_ch09(env):
     return batch * seq / (ms[0] / 1e3)
 
 
+# PyTorch's collectives in one forward and backward of the block (CommDebugMode).
+TORCH_BLOCK_COLLECTIVES = []
+
+
 def torch_ch09(_env):
     batch, seq, hidden, heads = TP_BLOCK
     out = run(torchrun("tp_block.py", ["--batch", str(batch), "--seq", str(seq),
                                        "--hidden", str(hidden), "--heads", str(heads)]))
+    TORCH_BLOCK_COLLECTIVES.append(int(re.search(r"^COLLECTIVES (\d+)$", out, re.M).group(1)))
     ms = float(re.search(r"^MS ([\d.]+)$", out, re.M).group(1))
     return batch * seq / (ms / 1e3)
 
@@ -311,6 +316,12 @@ def main():
         notes["06"] = alone_note("ddp_cnn.py", [], "SGD with momentum")
     if "08" in per_chapter:
         notes["08"] = collectives_ch08()
+    if TORCH_BLOCK_COLLECTIVES:
+        notes["09"] = ("collectives in one forward and backward of the block: ours 4 "
+                       "allreduces (Megatron's f and g, counted by the PMPI tally in "
+                       "tests/block.rs), PyTorch "
+                       f"{statistics.median(TORCH_BLOCK_COLLECTIVES):.0f} (CommDebugMode; "
+                       "Q, K and V fused in one ColwiseParallel layer)")
     print(header)
     for chapter, mine in per_chapter.items():
         print(table(mine, units.get(chapter, "samples/s")))

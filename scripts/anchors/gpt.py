@@ -11,8 +11,9 @@
 # the vocabulary (an allreduce forward), the blocks as tp_block.py, the head
 # ColwiseParallel over the vocabulary with its logits left sharded and the cross-entropy
 # computed on the shards (loss_parallel: no logits gathered), the head's weight the
-# embedding's (tied, both sharded by vocabulary rows). Part of `make anchors`
-# (scripts/anchors/anchors.py); alone:
+# embedding's (tied, both sharded by vocabulary rows); Adam with foreach=True (one
+# multi-tensor update per kind of tensor, not a loop over the parameters). Part of
+# `make anchors` (scripts/anchors/anchors.py); alone:
 #   torchrun --nproc-per-node=2 scripts/anchors/gpt.py --steps 300
 # Prints `RATE <tokens/s>` for each window of --log-every steps on rank 0.
 
@@ -26,12 +27,12 @@ import torch.distributed as dist
 import torch.nn as nn
 import torch.nn.functional as F
 from torch.distributed.device_mesh import init_device_mesh
-from torch.distributed.tensor import Replicate, Shard
+from torch.distributed.tensor import DTensor, Replicate, Shard
 from torch.distributed.tensor.parallel import (ColwiseParallel, RowwiseParallel,
                                                loss_parallel, parallelize_module)
 
 import gloo
-from tp_block import Block
+from tp_block import Block, block_plan
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "../.."))
 MASK = (1 << 64) - 1
@@ -111,20 +112,25 @@ def main():
     plan = {"tok": RowwiseParallel(input_layouts=Replicate()),
             "head": ColwiseParallel(output_layouts=Shard(-1), use_local_output=False)}
     for l in range(args.layers):
-        plan.update({f"blocks.{l}.{n}": ColwiseParallel() for n in ["q", "k", "v", "fc1"]})
-        plan.update({f"blocks.{l}.{n}": RowwiseParallel() for n in ["o", "fc2"]})
+        plan.update(block_plan(f"blocks.{l}."))
     parallelize_module(model, mesh, plan)
     model.head.weight = model.tok.weight  # tied: both DTensors sharded by vocabulary rows
-    opt = torch.optim.Adam(model.parameters(), lr=args.lr)
+    # foreach Adam takes one kind of tensor per call: the sharded (DTensor) parameters and
+    # the replicated ones (position embedding, layer norms) in two optimizers.
+    groups = [[p for p in model.parameters() if isinstance(p, DTensor) == sharded]
+              for sharded in (True, False)]
+    opts = [torch.optim.Adam(g, lr=args.lr, foreach=True) for g in groups if g]
     tokens = args.batch * args.seq
     since = time.perf_counter()
     for step in range(1, args.steps + 1):
         x, y = batch(ids, args.seed, step, args.batch, args.seq)
-        opt.zero_grad(set_to_none=True)
+        for opt in opts:
+            opt.zero_grad(set_to_none=True)
         with loss_parallel():
             loss = F.cross_entropy(model(x).flatten(0, 1), y.flatten())
             loss.backward()
-        opt.step()
+        for opt in opts:
+            opt.step()
         if step % args.log_every == 0:
             rate = torch.tensor([tokens * args.log_every / (time.perf_counter() - since)])
             dist.all_reduce(rate, op=dist.ReduceOp.MIN)  # the slowest rank's
