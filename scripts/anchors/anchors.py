@@ -43,80 +43,12 @@ import csv
 import os
 import re
 import statistics
-import subprocess
 import sys
 import time
 
+import cnn_jobs
 import moe_job
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "../.."))
-NP = 2
-YIELD = {"OMPI_MCA_mpi_yield_when_idle": "1"}
-# Open MPI on TCP over the loopback, as gloo is: a like-for-like transport.
-TCP = {"OMPI_MCA_pml": "ob1", "OMPI_MCA_btl": "tcp,self", "OMPI_MCA_btl_tcp_if_include": "lo"}
-# The CNN measures per-step overhead (a step of under 2 ms); cnn:4 (about 16 times the
-# parameters) is where compute dominates.
-CNN_SIZES = [("cnn", "per-step overhead"), ("cnn:4", "compute")]
-
-
-def release_bin(name):
-    target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
-    return os.path.join(target, "release", name)
-
-
-def run(cmd, env=None, timeout=600):
-    """Runs `cmd`, returns its stdout; exits with its output when it fails."""
-    full = dict(os.environ, **(env or {}))
-    p = subprocess.run(cmd, cwd=ROOT, env=full, capture_output=True, text=True, timeout=timeout)
-    if p.returncode != 0:
-        sys.exit(f"anchors: `{' '.join(cmd)}` failed ({p.returncode}):\n{p.stdout}\n{p.stderr}")
-    return p.stdout
-
-
-def torchrun(script, args):
-    bindir = os.path.dirname(sys.executable)
-    return [os.path.join(bindir, "torchrun"), f"--nproc-per-node={NP}", "--master-port=29517",
-            os.path.join(HERE, script)] + args
-
-
-# --- chapter 06 -------------------------------------------------------------------------
-EPOCHS = 8
-
-
-def ours_ch06(env, model, transport=None):
-    env = dict(env, **(TCP if transport == "tcp" else {}))
-    out = run([release_bin("train"), "--model", model, "--epochs", str(EPOCHS)],
-              env=dict(env, NP=str(NP)))
-    rates = [float(m.group(1)) for m in re.finditer(r"\|\s*([\d.]+) samples/s", out)]
-    if len(rates) != EPOCHS:
-        sys.exit(f"anchors: train printed {len(rates)} epoch lines, expected {EPOCHS}:\n{out}")
-    return statistics.median(rates[2:])
-
-
-def torch_ch06(_env, model, _transport=None):
-    out = run(torchrun("ddp_cnn.py", ["--model", model, "--epochs", str(EPOCHS)]))
-    rates = [float(m.group(1)) for m in re.finditer(r"^EPOCH \d+ ([\d.]+)$", out, re.M)]
-    return statistics.median(rates[2:])
-
-
-def alone(script, flags, model):
-    """PyTorch in one process doing one rank's share of each batch, no communication
-    (`script` without torchrun, `--like NP`): samples/s as NP such ranks would train, the
-    median over epochs 3.."""
-    out = run([sys.executable, os.path.join(HERE, script), *flags, "--like", str(NP),
-               "--model", model, "--epochs", str(EPOCHS)])
-    rates = [float(m.group(1)) for m in re.finditer(r"^EPOCH \d+ ([\d.]+)$", out, re.M)]
-    return statistics.median(rates[2:])
-
-
-def alone_note(script, flags, optimizer):
-    """The line under a chapter's rows: PyTorch's speed with no communication at all."""
-    rates = ", ".join(f"{model} {alone(script, flags, model):,.0f}" for model, _ in CNN_SIZES)
-    return (f"PyTorch in one process, one rank's share of each batch, {optimizer}, no "
-            f"communication ({script} --like {NP}), as {NP} such ranks would train: {rates} "
-            "samples/s")
-
+from common import NP, ROOT, YIELD, release_bin, run, torchrun
 
 # --- chapter 07 -------------------------------------------------------------------------
 # (name, width, batch, m, steps timed = warm-up steps x 2)
@@ -147,38 +79,6 @@ def torch_ch07(_env, schedule, width, batch, m, steps):
                                        "--dtype", "f32", "--warmup", str(steps // 2),
                                        "--steps", str(steps)]))
     return float(re.search(r"^RATE ([\d.]+)$", out, re.M).group(1))
-
-
-# --- chapter 08 -------------------------------------------------------------------------
-# PyTorch's collectives in one step, by workload (torch's CommDebugMode, zero_cnn.py).
-TORCH_COLLECTIVES = {}
-
-
-def ours_ch08(env, stage, _mode, model, transport=None):
-    env = dict(env, **(TCP if transport == "tcp" else {}))
-    out = run([release_bin("zero"), "--stage", stage, "--model", model, "--epochs", str(EPOCHS)],
-              env=dict(env, NP=str(NP)))
-    rates = [float(m.group(1)) for m in re.finditer(r"^epoch +\d+: .*, (\d+) samples/s$", out, re.M)]
-    if len(rates) != EPOCHS:
-        sys.exit(f"anchors: zero printed {len(rates)} epoch lines, expected {EPOCHS}:\n{out}")
-    return statistics.median(rates[2:])
-
-
-def torch_ch08(_env, _stage, mode, model, _transport=None):
-    out = run(torchrun("zero_cnn.py", ["--mode", mode, "--model", model, "--epochs", str(EPOCHS)]))
-    TORCH_COLLECTIVES[(mode, model)] = int(re.search(r"^COLLECTIVES (\d+)$", out, re.M).group(1))
-    rates = [float(m.group(1)) for m in re.finditer(r"^EPOCH \d+ ([\d.]+)$", out, re.M)]
-    return statistics.median(rates[2:])
-
-
-def collectives_ch08():
-    """The note under chapter 8's rows: collectives per step on each side, and PyTorch's
-    speed with no communication at all."""
-    theirs = ", ".join(f"{'ZeroRedundancyOptimizer' if mode == 'zero1' else 'FSDP2'} ({model}) {n}"
-                       for (mode, model), n in sorted(TORCH_COLLECTIVES.items()))
-    return ("collectives in one step: ours 2 at stages 1 and 2 (a reduce-scatter and an "
-            "allgather of the flat buffer, src/step.rs); PyTorch, counted by CommDebugMode: "
-            f"{theirs}\n" + alone_note("zero_cnn.py", ["--mode", "alone"], "plain Adam"))
 
 
 # --- chapter 09 -------------------------------------------------------------------------
@@ -257,27 +157,14 @@ def main():
     import torch  # the venv's
 
     cores = os.cpu_count() or 1
-    jobs = [("06", f"{model} ({size}), UCI digits, NP={NP}, batch 64, SGD momentum; ours vs DDP",
-             ours_ch06, torch_ch06, (model,)) for model, size in CNN_SIZES]
-    jobs.append(("06", f"cnn:4 (compute), NP={NP}, batch 64, SGD momentum, ours on TCP over the "
-                 "loopback as gloo; ours vs DDP", ours_ch06, torch_ch06, ("cnn:4", "tcp")))
+    jobs = cnn_jobs.jobs_ch06()
     for name, width, batch, m, steps in SIZES:
         for sched, label in [("1f1b", "1F1B"), ("gpipe", "GPipe"),
                              ("interleaved", "interleaved 1F1B (2 stages per rank)")]:
             what = (f"{label}, p={NP}, {name}: 8 blocks of width {width}, batch {batch}, "
                     f"m={m}, Adam, f32")
             jobs.append(("07", what, ours_ch07, torch_ch07, (sched, width, batch, m, steps)))
-    for model, size in CNN_SIZES:
-        base = f"{model} ({size}), UCI digits, NP={NP}, batch 48, Adam"
-        jobs.append(("08", f"{base}; ours --stage 1 vs ZeroRedundancyOptimizer (ZeRO-1, bucket views)",
-                     ours_ch08, torch_ch08, ("1", "zero1", model)))
-        jobs.append(("08", f"{base}; ours --stage 2 vs FSDP2 fully_shard on the model",
-                     ours_ch08, torch_ch08, ("2", "fsdp2", model)))
-    base = f"cnn:4 (compute), NP={NP}, batch 48, Adam, ours on TCP over the loopback as gloo"
-    jobs.append(("08", f"{base}; ours --stage 1 vs ZeroRedundancyOptimizer",
-                 ours_ch08, torch_ch08, ("1", "zero1", "cnn:4", "tcp")))
-    jobs.append(("08", f"{base}; ours --stage 2 vs FSDP2",
-                 ours_ch08, torch_ch08, ("2", "fsdp2", "cnn:4", "tcp")))
+    jobs += cnn_jobs.jobs_ch08()
     batch, seq, hidden, heads = TP_BLOCK
     jobs.append(("09", f"one transformer block (h={hidden}, {heads} heads, {batch}x{seq} tokens), "
                  f"forward + backward, f32, t={NP}, 1 thread per rank; ours vs "
@@ -312,10 +199,7 @@ def main():
     for row in rows:
         per_chapter.setdefault(row[0], []).append(row)
     notes = {"11": moe_job.agreement()} if "11" in per_chapter else {}
-    if "06" in per_chapter:
-        notes["06"] = alone_note("ddp_cnn.py", [], "SGD with momentum")
-    if "08" in per_chapter:
-        notes["08"] = collectives_ch08()
+    notes.update(cnn_jobs.notes(per_chapter))
     if TORCH_BLOCK_COLLECTIVES:
         notes["09"] = ("collectives in one forward and backward of the block: ours 4 "
                        "allreduces (Megatron's f and g, counted by the PMPI tally in "

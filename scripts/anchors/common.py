@@ -1,0 +1,48 @@
+# The plumbing every job of `make anchors` shares (scripts/anchors/anchors.py and the
+# job modules import it): where the repository and our release binaries are, the ranks,
+# running a command, starting a PyTorch mirror under torchrun, Open MPI's settings.
+
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "../.."))
+NP = 2
+YIELD = {"OMPI_MCA_mpi_yield_when_idle": "1"}
+# Open MPI on TCP over the loopback, as gloo is: a like-for-like transport.
+TCP = {"OMPI_MCA_pml": "ob1", "OMPI_MCA_btl": "tcp,self", "OMPI_MCA_btl_tcp_if_include": "lo"}
+
+
+def release_bin(name):
+    target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+    return os.path.join(target, "release", name)
+
+
+def run(cmd, env=None, timeout=600):
+    """Runs `cmd`, returns its stdout; exits with its output when it fails."""
+    full = dict(os.environ, **(env or {}))
+    p = subprocess.run(cmd, cwd=ROOT, env=full, capture_output=True, text=True, timeout=timeout)
+    if p.returncode != 0:
+        sys.exit(f"anchors: `{' '.join(cmd)}` failed ({p.returncode}):\n{p.stdout}\n{p.stderr}")
+    return p.stdout
+
+
+def torchrun(script, args):
+    bindir = os.path.dirname(sys.executable)
+    return [os.path.join(bindir, "torchrun"), f"--nproc-per-node={NP}", "--master-port=29517",
+            os.path.join(HERE, script)] + args
+
+
+# Epochs of the trainers' runs; the figure is the median over epochs 3.. of a run.
+EPOCHS = 8
+
+
+def epoch_median(out, pattern):
+    """The median of `pattern`'s first group over the epochs after the first two."""
+    rates = [float(m.group(1)) for m in re.finditer(pattern, out, re.M)]
+    if len(rates) != EPOCHS:
+        sys.exit(f"anchors: {len(rates)} epoch lines, expected {EPOCHS}:\n{out}")
+    return statistics.median(rates[2:])
