@@ -111,8 +111,9 @@ fn main() {
     println!("\n{}", table(places));
     let per_node = threads * local_size as usize;
     println!(
-        "\n{cores} cores on this node, {local_size} ranks on it: {threads} thread(s) per rank \
+        "\n{cores} cores on this node, {} on it: {threads} thread(s) per rank \
          ({} threads in all{})",
+        toolkit::report::rank_count(local_size as usize),
         per_node.max(local_size as usize),
         if local_size as usize > cores {
             ": more ranks than cores, they take turns"
