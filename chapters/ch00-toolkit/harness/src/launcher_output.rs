@@ -50,7 +50,8 @@ pub(crate) struct Forwarded {
 pub(crate) fn forward_without_noise(stream: impl Read, err: &mut impl std::io::Write) -> Forwarded {
     let mut omitted = false;
     let mut passed: Vec<String> = vec![];
-    let mut repeats: Vec<usize> = vec![];
+    // Each line that came through, with how many times it came (a job's stderr can be long).
+    let mut repeats: std::collections::HashMap<String, usize> = Default::default();
     let mut block: Option<Vec<String>> = None;
     for line in BufReader::new(stream).split(b'\n').map_while(Result::ok) {
         let line = String::from_utf8_lossy(&line).into_owned();
@@ -59,12 +60,12 @@ pub(crate) fn forward_without_noise(stream: impl Read, err: &mut impl std::io::W
             None if rule => block = Some(vec![line]),
             // `[host:pid] ...`: the launcher's internal lines.
             None if line.starts_with('[') && launcher_noise(&line) => omitted = true,
-            None => match passed.iter().position(|p| *p == line) {
-                Some(i) => repeats[i] += 1,
+            None => match repeats.get_mut(&line) {
+                Some(n) => *n += 1,
                 None => {
                     let _ = writeln!(err, "{line}");
+                    repeats.insert(line.clone(), 1);
                     passed.push(line);
-                    repeats.push(1);
                 }
             },
             Some(lines) => {
@@ -92,7 +93,7 @@ pub(crate) fn forward_without_noise(stream: impl Read, err: &mut impl std::io::W
     Forwarded {
         omitted,
         passed,
-        most_repeats: repeats.into_iter().max().unwrap_or(0),
+        most_repeats: repeats.into_values().max().unwrap_or(0),
     }
 }
 
