@@ -223,9 +223,10 @@ bench-smoke:
 # chapter 11's MoE layer against the same layer in PyTorch, same models and work,
 # alternating, in one run; writes the tables the pages
 # include (book/src/ch{06,07,08,09,11}-*/output/anchors.txt). ROUNDS=N
-# runs each side N times (default 2). Makes .cache/anchors-venv from PyPI on first use.
+# runs each side N times (default 2); LOAD=1 runs it under a second job that takes every
+# core and writes output/anchors-loaded.txt. Makes .cache/anchors-venv from PyPI on first use.
 anchors:
-	@bash scripts/anchors/run.sh $(if $(ROUNDS),--rounds $(ROUNDS))
+	@bash scripts/anchors/run.sh $(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(LOAD),--load)
 
 # The GPU kit: scripts/gpu-kit/build.sh builds and packs it (target/gpu-kit/kit); its
 # run.sh runs on a GPU machine (`bash kit/run.sh`), or here with --dry.

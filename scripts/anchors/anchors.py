@@ -36,9 +36,14 @@
 # machine needs). Prints one table (each run's figure, the medians, ours / PyTorch) and
 # writes the rows of
 # each chapter to book/src/chNN-*/output/anchors.txt for chapters 06 to 09 and 11 (the pages
-# include them). `--only 08` runs one chapter's rows (and writes its file).
+# include them). `--only 08` runs one chapter's rows (and writes its file). `--load` (make
+# anchors LOAD=1) runs it all under a second job that takes every core (scripts/anchors/
+# load.py, one busy process per core, each in a session of its own): ours as `make run`
+# runs it (the launcher measures the load and makes the ranks guests, toolkit::sharing)
+# and with that turned off (WORKBOOK_SHARED=0), to output/anchors-loaded.txt.
 
 import argparse
+import contextlib
 import csv
 import os
 import re
@@ -48,7 +53,7 @@ import time
 
 import cnn_jobs
 import moe_job
-from common import NP, ROOT, YIELD, release_bin, run, torchrun
+from common import NOT_A_GUEST, NP, ROOT, YIELD, release_bin, run, second_job, torchrun
 
 # --- chapter 07 -------------------------------------------------------------------------
 # (name, width, batch, m, steps timed = warm-up steps x 2)
@@ -134,9 +139,9 @@ def torch_ch09_gpt(_env):
 
 
 # --- the table --------------------------------------------------------------------------
-def table(rows, unit="samples/s"):
-    head = ["chapter", "workload", f"ours ({unit})", "ours, yielding", "PyTorch",
-            "ours / PyTorch", "yielding / PyTorch"]
+def table(rows, unit="samples/s", second=("ours, yielding", "yielding")):
+    head = ["chapter", "workload", f"ours ({unit})", second[0], "PyTorch",
+            "ours / PyTorch", f"{second[1]} / PyTorch"]
     body = []
     for chapter, what, ours, yielding, theirs in rows:
         mo, my, mt = (statistics.median(v) for v in (ours, yielding, theirs))
@@ -153,8 +158,18 @@ def main():
     ap.add_argument("--rounds", type=int, default=2, help="runs of each, alternating")
     ap.add_argument("--no-write", action="store_true", help="print only")
     ap.add_argument("--only", choices=["06", "07", "08", "09", "11"], help="one chapter's rows")
+    ap.add_argument("--load", action="store_true", help="under a second job taking every core")
     args = ap.parse_args()
+    with second_job(os.cpu_count() or 1) if args.load else contextlib.nullcontext():
+        compare(args)
+
+
+def compare(args):
+    """Runs the jobs `args` selects, prints the tables and writes the chapters' files."""
     import torch  # the venv's
+
+    second = (("ours, polling (WORKBOOK_SHARED=0)", "polling") if args.load
+              else ("ours, yielding", "yielding"))
 
     cores = os.cpu_count() or 1
     jobs = cnn_jobs.jobs_ch06()
@@ -180,17 +195,21 @@ def main():
     for r in range(args.rounds):
         for chapter, what, ours, theirs, a in jobs:
             # Alternate: in odd rounds PyTorch goes first.
-            order = [(0, ours, {}), (1, ours, YIELD), (2, theirs, {})]
+            order = [(0, ours, {}), (1, ours, NOT_A_GUEST if args.load else YIELD), (2, theirs, {})]
             for side, fn, env in order if r % 2 == 0 else order[::-1]:
                 results[what][side].append(fn(env, *a))
                 unit = "tokens/s" if chapter in ("09", "11") else "samples/s"
-                print(f"round {r + 1}: ch{chapter} {what}: {['ours', 'yielding', 'PyTorch'][side]} "
+                print(f"round {r + 1}: ch{chapter} {what}: {['ours', second[1], 'PyTorch'][side]} "
                       f"{results[what][side][-1]:,.0f} {unit}", file=sys.stderr, flush=True)
     command = "make anchors" + (f" ROUNDS={args.rounds}" if args.rounds != 2 else "")
+    command += " LOAD=1" if args.load else ""
     if args.only:  # one chapter's rows: the script, as make anchors runs it
-        command = f"bash scripts/anchors/run.sh --only {args.only} --rounds {args.rounds}"
+        command = (f"bash scripts/anchors/run.sh --only {args.only} --rounds {args.rounds}"
+                   + (" --load" if args.load else ""))
     header = (f"$ {command}   # {args.rounds} rounds, alternating; {cores} cores, "
               f"{max(1, cores // NP)} thread(s) per rank; torch {torch.__version__}; "
+              + (f"under a second job: {cores} busy processes, each in a session of its own; "
+                 if args.load else "") +
               f"load average before the last run {os.getloadavg()[0]:.1f}; "
               f"{time.time() - start:.0f} s")
     rows = [(c, w, *results[w]) for c, w, *_ in jobs]
@@ -199,8 +218,9 @@ def main():
     for row in rows:
         per_chapter.setdefault(row[0], []).append(row)
     notes = {"11": moe_job.agreement()} if "11" in per_chapter else {}
-    notes.update(cnn_jobs.notes(per_chapter))
-    if TORCH_BLOCK_COLLECTIVES:
+    if not args.load:  # PyTorch alone and the collectives: measured on an idle machine
+        notes.update(cnn_jobs.notes(per_chapter))
+    if TORCH_BLOCK_COLLECTIVES and not args.load:
         notes["09"] = ("collectives in one forward and backward of the block: ours 4 "
                        "allreduces (Megatron's f and g, counted by the PMPI tally in "
                        "tests/block.rs), PyTorch "
@@ -208,7 +228,7 @@ def main():
                        "Q, K and V fused in one ColwiseParallel layer)")
     print(header)
     for chapter, mine in per_chapter.items():
-        print(table(mine, units.get(chapter, "samples/s")))
+        print(table(mine, units.get(chapter, "samples/s"), second))
         if chapter in notes:
             print(notes[chapter])
     if not args.no_write:
@@ -217,10 +237,11 @@ def main():
                                 ("11", "ch11-experts")]:
             if chapter not in per_chapter:
                 continue
-            path = os.path.join(ROOT, "book/src", folder, "output/anchors.txt")
+            name = "anchors-loaded.txt" if args.load else "anchors.txt"
+            path = os.path.join(ROOT, "book/src", folder, "output", name)
             mine = per_chapter[chapter]
             with open(path, "w") as f:
-                f.write(header + "\n" + table(mine, units.get(chapter, "samples/s")) + "\n")
+                f.write(header + "\n" + table(mine, units.get(chapter, "samples/s"), second) + "\n")
                 if chapter in notes:
                     f.write(notes[chapter] + "\n")
             print(f"wrote {os.path.relpath(path, ROOT)}")

@@ -2,6 +2,7 @@
 # job modules import it): where the repository and our release binaries are, the ranks,
 # running a command, starting a PyTorch mirror under torchrun, Open MPI's settings.
 
+import contextlib
 import os
 import re
 import statistics
@@ -12,6 +13,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "../.."))
 NP = 2
 YIELD = {"OMPI_MCA_mpi_yield_when_idle": "1"}
+# Ours with the launcher's guest mode off (toolkit::sharing): polling waits, every rank in
+# the launcher's session, as before the launcher measured the load.
+NOT_A_GUEST = {"WORKBOOK_SHARED": "0"}
 # Open MPI on TCP over the loopback, as gloo is: a like-for-like transport.
 TCP = {"OMPI_MCA_pml": "ob1", "OMPI_MCA_btl": "tcp,self", "OMPI_MCA_btl_tcp_if_include": "lo"}
 
@@ -46,3 +50,17 @@ def epoch_median(out, pattern):
     if len(rates) != EPOCHS:
         sys.exit(f"anchors: {len(rates)} epoch lines, expected {EPOCHS}:\n{out}")
     return statistics.median(rates[2:])
+
+
+@contextlib.contextmanager
+def second_job(cores):
+    """`cores` busy processes (load.py, seeds 1..cores), each in a session of its own,
+    while the block runs: a second job that takes every core."""
+    procs = [subprocess.Popen([sys.executable, os.path.join(HERE, "load.py"), str(seed)],
+                              start_new_session=True) for seed in range(1, cores + 1)]
+    try:
+        yield
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()

@@ -162,6 +162,13 @@ impl Job {
     pub fn run_inherit(&self) -> Result<i32, String> {
         let flavor = flavor()?;
         let mut cmd = self.command(flavor, false)?;
+        // A machine another job keeps busy: ranks that give the cores back (labs only).
+        if flavor != Flavor::Slurm {
+            if let Some(line) = crate::sharing::decide(self.ranks) {
+                eprintln!("{line}");
+                cmd.envs(crate::sharing::environment());
+            }
+        }
         cmd.stderr(Stdio::piped());
         let mut child = cmd
             .spawn()

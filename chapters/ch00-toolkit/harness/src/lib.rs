@@ -9,7 +9,8 @@
 //! - [`launch`]: run a program under a launcher with a deadline; [`launcher`]: which one
 //!   `$MPIRUN` is (Open MPI, MPICH/Hydra, Slurm srun) and its flags; [`outcome`]: each
 //!   rank's output; [`rank_exits`]: which rank ended first; [`session`]: ending every
-//!   rank for sure; [`cores`]: the jobs of one test binary share the machine's cores;
+//!   rank for sure; [`sharing`]: a lab's ranks give the cores back on a machine another
+//!   job keeps busy; [`cores`]: the jobs of one test binary share the machine's cores;
 //!   each launch is a row of `target/workbook/launches.csv` (`workbook_settings::launches`).
 //! - [`spmd`]: fail fast: a panic on one rank aborts the whole job with `rank R: ...`.
 //! - [`lockstep`]: proptest on every rank at once, verdicts agreed by an allreduce.
@@ -84,6 +85,7 @@ pub mod rank_exits;
 pub mod report;
 mod rule_setting;
 pub mod session;
+pub mod sharing;
 pub mod sizes;
 pub mod slow_links;
 pub mod split;

@@ -46,6 +46,7 @@ pub fn start_rank() -> Universe {
 pub fn start_rank_with(needed: Threading) -> Universe {
     // SAFETY: prctl on our own process: die with the launcher, no orphan ranks.
     unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
+    crate::sharing::own_session();
     crate::intercept::keep_linked();
     let (universe, granted) = mpi::initialize_with_threading(needed.max(Threading::Funneled))
         .expect("MPI was already initialised in this process");
