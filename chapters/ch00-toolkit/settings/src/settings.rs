@@ -102,6 +102,19 @@ pub const SETTINGS: &[Setting] = &[
         meaning: "your name in target/workbook/progress.json, which make class merges",
     },
     Setting {
+        name: "WORKBOOK_SHARED",
+        default: "measured",
+        meaning: "1: a lab's ranks behave as guests on a machine another job keeps busy \
+                  (waiting ranks yield their core, a session per rank); 0: never; unset: \
+                  the launcher measures the load before the ranks start",
+    },
+    Setting {
+        name: "WORKBOOK_IN_OWN_SESSION",
+        default: "unset",
+        meaning: "set by the harness, not by you: this rank was started again in a session \
+                  of its own (WORKBOOK_SHARED)",
+    },
+    Setting {
         name: "MPIRUN",
         default: "mpirun",
         meaning: "the launcher: Open MPI mpirun, MPICH mpiexec (e.g. mpirun.mpich, build with \
