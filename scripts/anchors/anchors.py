@@ -5,8 +5,9 @@
 # (default 2), at NP = 2 on this machine's cores:
 #   ch06: `train` (CNN and cnn:4, UCI digits, global batch 64, SGD momentum 0.9) against
 #         DDP (gloo), scripts/anchors/ddp_cnn.py; samples/s = the median over epochs 3.. of
-#         each run; at cnn:4 ours also on TCP over the loopback; and PyTorch alone in one
-#         process without communication;
+#         each run; at cnn:4 ours also on TCP over the loopback and with its ranks unbound
+#         (as torchrun's are); PyTorch alone in one process without communication; and
+#         each side's CPUs and threads per rank, measured while it trains (header);
 #   ch07: `pipeline` (f32, Adam, p = 2) against torch.distributed.pipelining (gloo),
 #         scripts/anchors/pipe_mlp.py, Schedule1F1B, ScheduleGPipe and
 #         ScheduleInterleaved1F1B (2 stages per rank: ours --schedule interleaved --chunks 2),
@@ -212,6 +213,8 @@ def compare(args):
                  if args.load else "") +
               f"load average before the last run {os.getloadavg()[0]:.1f}; "
               f"{time.time() - start:.0f} s")
+    if {"06", "08"} & {j[0] for j in jobs}:
+        header += "\n" + cnn_jobs.placement_note()
     rows = [(c, w, *results[w]) for c, w, *_ in jobs]
     units = {"09": "tokens/s", "11": "tokens/s"}  # the trainers' rows are samples/s
     per_chapter = {}

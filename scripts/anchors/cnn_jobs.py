@@ -3,15 +3,17 @@
 # and `zero` (global batch 48, Adam; --stage 1 against ZeroRedundancyOptimizer, --stage 2
 # against FSDP2) next to their PyTorch mirrors ddp_cnn.py and zero_cnn.py under torchrun,
 # at two sizes: the CNN (per-step overhead) and cnn:4 (compute); at cnn:4 ours also on TCP
-# over the loopback; samples/s = the median over epochs 3.. of a run. Under the rows:
-# PyTorch's collectives per step (CommDebugMode) and PyTorch alone in one process without
-# communication, the speed both sides would have if communication cost nothing.
+# over the loopback (and, in chapter 6, unbound); samples/s = the median over epochs 3..
+# of a run. Under the rows: PyTorch's collectives per step (CommDebugMode) and PyTorch
+# alone in one process without communication, the speed both sides would have if
+# communication cost nothing; in the header, each side's placement, measured.
 
 import os
 import re
 import sys
 
-from common import EPOCHS, HERE, NP, TCP, epoch_median, release_bin, run, torchrun
+from common import (EPOCHS, HERE, NP, TCP, UNBOUND, epoch_median, placement, release_bin, run,
+                    torchrun)
 
 # The CNN measures per-step overhead (a step of under 2 ms); cnn:4 (about 16 times the
 # parameters) is where compute dominates.
@@ -22,8 +24,10 @@ TORCH_COLLECTIVES = {}
 
 
 def ours(program, flags, epoch_line, env, model, transport):
-    """Our trainer `program` at NP ranks on `model`, on TCP if `transport` says so."""
-    env = dict(env, **(TCP if transport == "tcp" else {}), NP=str(NP))
+    """Our trainer `program` at NP ranks on `model`, on TCP if `transport` says so, or
+    with the ranks unbound (`transport` "unbound")."""
+    extra = {"tcp": TCP, "unbound": UNBOUND}.get(transport, {})
+    env = dict(env, **extra, NP=str(NP))
     out = run([release_bin(program), *flags, "--model", model, "--epochs", str(EPOCHS)], env=env)
     return epoch_median(out, epoch_line)
 
@@ -81,7 +85,19 @@ def jobs_ch06():
              ours_ch06, torch_ch06, (model,)) for model, size in CNN_SIZES]
     jobs.append(("06", f"cnn:4 (compute), NP={NP}, batch 64, SGD momentum, ours on TCP over the "
                  "loopback as gloo; ours vs DDP", ours_ch06, torch_ch06, ("cnn:4", "tcp")))
+    jobs.append(("06", f"cnn:4 (compute), NP={NP}, batch 64, SGD momentum, ours unbound as "
+                 "torchrun's workers; ours vs DDP", ours_ch06, torch_ch06, ("cnn:4", "unbound")))
     return jobs
+
+
+def placement_note():
+    """Where each side's ranks may run and how many threads each has, measured while
+    chapter 6's cnn:4 trains for 2 epochs (common.placement)."""
+    flags = ["--model", "cnn:4", "--epochs", "2"]
+    ours = placement([release_bin("train"), *flags], {"NP": str(NP)}, b"OMPI_COMM_WORLD_RANK")
+    theirs = placement(torchrun("ddp_cnn.py", flags), {}, b"LOCAL_RANK")
+    return (f"placement, measured while train --model cnn:4 runs: ours (Open MPI's binding) "
+            f"{ours}; PyTorch (torchrun) {theirs}")
 
 
 def jobs_ch08():

@@ -8,6 +8,7 @@ import re
 import statistics
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "../.."))
@@ -64,3 +65,53 @@ def second_job(cores):
         for p in procs:
             p.kill()
             p.wait()
+
+
+# Open MPI without binding: its ranks float over the cores, as torchrun's workers do.
+UNBOUND = {"OMPI_MCA_hwloc_base_binding_policy": "none"}
+
+
+def placement(cmd, env, marker):
+    """Runs `cmd` and looks at its processes while it runs: for each process below it whose
+    environment has `marker` (the rank variable), the CPUs it may run on and its threads,
+    as last seen. Returns e.g. "CPUs 0 / 1, 5 / 5 threads"."""
+    p = subprocess.Popen(cmd, cwd=ROOT, env=dict(os.environ, **env), stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    seen = {}
+    while p.poll() is None:
+        for pid in below(p.pid):
+            try:
+                with open(f"/proc/{pid}/environ", "rb") as f:
+                    rank = [v for v in f.read().split(b"\0") if v.startswith(marker + b"=")]
+                with open(f"/proc/{pid}/status") as f:
+                    status = dict(line.split(":", 1) for line in f if ":" in line)
+            except OSError:
+                continue
+            if rank:
+                threads = int(status["Threads"])
+                key = rank[0].split(b"=")[1].decode()
+                if threads >= seen.get(key, (0, ""))[0]:  # a rank's own process, not its parent
+                    seen[key] = (threads, status["Cpus_allowed_list"].strip())
+        time.sleep(0.2)
+    ranks = [seen[k] for k in sorted(seen)]
+    return (f"CPUs {' / '.join(c for _, c in ranks)}, "
+            f"{' / '.join(str(t) for t, _ in ranks)} threads")
+
+
+def below(root):
+    """The pids of `root`'s descendants."""
+    parent = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat") as f:
+                    parent[int(name)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                pass
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        kids = [c for c, pp in parent.items() if pp == pid]
+        out += kids
+        todo += kids
+    return out

@@ -27,10 +27,15 @@ pub fn at_rank_counts(ranks: &[u32], timeout: Duration) -> Vec<(u32, Vec<String>
     let mut results = vec![];
     for &np in ranks {
         eprintln!("{name}: running {np} rank(s)...");
-        let job = Job::new(exe.to_string_lossy())
+        let mut job = Job::new(exe.to_string_lossy())
             .args(std::env::args().skip(1))
             .ranks(np)
             .timeout(timeout);
+        // On a machine another job keeps busy, the ranks are guests (crate::sharing).
+        let flavor = crate::launch::flavor().unwrap_or_else(|e| panic!("{e}"));
+        for (key, value) in crate::sharing::guest_environment(np, flavor) {
+            job = job.env(&key, value);
+        }
         let out = job.run().unwrap_or_else(|e| panic!("{e}"));
         if !out.success() {
             panic!("{name}: the {np}-rank run failed:\n{}", out.text());

@@ -163,12 +163,7 @@ impl Job {
         let flavor = flavor()?;
         let mut cmd = self.command(flavor, false)?;
         // A machine another job keeps busy: ranks that give the cores back (labs only).
-        if flavor != Flavor::Slurm {
-            if let Some(line) = crate::sharing::decide(self.ranks) {
-                eprintln!("{line}");
-                cmd.envs(crate::sharing::environment());
-            }
-        }
+        cmd.envs(crate::sharing::guest_environment(self.ranks, flavor));
         cmd.stderr(Stdio::piped());
         let mut child = cmd
             .spawn()

@@ -12,7 +12,7 @@
 //! yield, each in a session of its own: `make anchors LOAD=1` measures it
 //! (book/src/ch06-data-parallel/output/anchors-loaded.txt).
 //!
-//! So before a lab's job starts, the launcher looks at how busy the machine is
+//! So before a lab's or a benchmark's job starts, the launcher looks at how busy the machine is
 //! ([`decide`]: the cores' busy time over [`LOOK`], from `/proc/stat`). When other work
 //! leaves fewer free cores than the job has ranks, it says so in one line and tells the
 //! ranks ([`SHARED`]=1): under Open MPI a waiting rank then yields its core between polls
@@ -58,6 +58,19 @@ fn shared(ranks: u32, busy: f64, cores: f64) -> bool {
 fn what_changes() -> &'static str {
     "waiting ranks yield their core, and each rank runs in a session of its own \
      (the kernel's share per session)"
+}
+
+/// What a lab's or a benchmark's job of `ranks` ranks gets: on a shared machine (not
+/// under Slurm, whose jobs own their cores), the line that says so, printed, and the
+/// [`environment`] of guests; else nothing.
+pub fn guest_environment(ranks: u32, flavor: crate::launcher::Flavor) -> Vec<(String, String)> {
+    if flavor == crate::launcher::Flavor::Slurm {
+        return vec![];
+    }
+    decide(ranks).map_or_else(Vec::new, |line| {
+        eprintln!("{line}");
+        environment()
+    })
 }
 
 /// The variables a shared machine's job gets: [`SHARED`]=1, and Open MPI's yielding wait
