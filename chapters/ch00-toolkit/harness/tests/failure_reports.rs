@@ -88,40 +88,6 @@ fn a_panic_in_a_case_names_the_case_and_the_seed() {
     );
 }
 
-/// A job on a machine another job keeps busy (`WORKBOOK_SHARED=1`, as the launcher sets it
-/// when it measures the load): every rank runs in a session of its own, started again as
-/// the child of the process mpirun started (toolkit::sharing), and a panic there is still
-/// the rank's own report and ends the job.
-#[test]
-#[ignore = "planted fault: started by a_rank_in_a_session_of_its_own_still_fails_fast"]
-fn planted_panic_on_a_shared_machine() {
-    run_body("planted_panic_on_a_shared_machine", |world| {
-        // SAFETY: getsid and getpid read this process's own ids.
-        let leader = u8::from(unsafe { libc::getsid(0) == libc::getpid() });
-        let mut all = 0u8;
-        world.all_reduce_into(&leader, &mut all, mpi::collective::SystemOperation::min());
-        assert_eq!(all, 1, "a rank is not the leader of a session of its own");
-        if world.rank() == 1 {
-            panic!("planted panic on rank 1, in a session of its own");
-        }
-        world.barrier();
-        Ok(())
-    });
-}
-
-#[test]
-fn a_rank_in_a_session_of_its_own_still_fails_fast() {
-    let env = [("WORKBOOK_SHARED", "1")];
-    let out = launch_self("planted_panic_on_a_shared_machine", 2, &env);
-    let text = assert_failed_within(&out, Duration::from_secs(15));
-    let view = learner_view(&out);
-    assert!(
-        view.contains("rank 1: panicked at") && view.contains("planted panic on rank 1"),
-        "{view}\n{text}"
-    );
-    assert!(!view.contains("not the leader"), "{view}");
-}
-
 /// Every rank calls `gather_into_root`: rsmpi asserts on the ranks that are not the root.
 #[test]
 #[ignore = "planted fault: started by a_panic_inside_the_mpi_crate_names_the_callers_line"]

@@ -5,14 +5,15 @@
 //!
 //! The parse and the messages of bad rules are checked first, without MPI. The `timed_*`
 //! and `bad_*` functions are the programs; they are `#[ignore]`d and started only by the
-//! tests below, through `launch_self`.
+//! tests below, through `launch_self`. Last, the other slow machine: one that another job
+//! keeps busy, where each rank runs in a session of its own.
 
 use mpi::collective::SystemOperation;
 use mpi::traits::*;
 use std::time::Duration;
 use toolkit::arrivals;
 use toolkit::stragglers::{check_ranks, parse, SETTING};
-use toolkit::testing::{launch_self, run_body};
+use toolkit::testing::{assert_failed_within, launch_self, learner_view, run_body};
 
 #[test]
 fn rules_parse_with_their_units() {
@@ -182,4 +183,37 @@ fn bad_settings_stop_the_job_in_one_line() {
         assert_eq!(said.len(), 1, "{setting}: not one line:\n{text}");
         assert!(said[0].contains(says), "{setting}: {}", said[0]);
     }
+}
+
+/// A shared machine (`WORKBOOK_SHARED=1`, as the launcher sets it when it measures a load):
+/// every rank runs in a session of its own (toolkit::sharing), and a panic there is still
+/// the rank's own report and ends the job.
+#[test]
+#[ignore = "planted fault: started by a_rank_in_a_session_of_its_own_still_fails_fast"]
+fn planted_panic_on_a_shared_machine() {
+    run_body("planted_panic_on_a_shared_machine", |world| {
+        // SAFETY: getsid and getpid read this process's own ids.
+        let (leader, mut all) = (u8::from(unsafe { libc::getsid(0) == libc::getpid() }), 0);
+        world.all_reduce_into(&leader, &mut all, SystemOperation::min());
+        assert_eq!(all, 1, "a rank is not the leader of a session of its own");
+        assert!(
+            world.rank() != 1,
+            "planted panic on rank 1, in a session of its own"
+        );
+        world.barrier();
+        Ok(())
+    });
+}
+
+#[test]
+fn a_rank_in_a_session_of_its_own_still_fails_fast() {
+    let out = launch_self(
+        "planted_panic_on_a_shared_machine",
+        2,
+        &[("WORKBOOK_SHARED", "1")],
+    );
+    let text = assert_failed_within(&out, Duration::from_secs(15));
+    let view = learner_view(&out);
+    let named = view.contains("rank 1: panicked at") && view.contains("planted panic on rank 1");
+    assert!(named && !view.contains("not the leader"), "{view}\n{text}");
 }
