@@ -30,11 +30,12 @@
 #         batches, the head tied), tokens/s = the median over the windows after the first
 #   ch11: `moe_bench --train` (chapter 11's MoE layer trained as `moe_train` does, in one
 #         process, one thread) against scripts/anchors/moe_layer.py, the same layer, data
-#         and seed in PyTorch, at two sizes, and the two runs' losses step by step (the
+#         and seed in PyTorch, at three sizes, and the two runs' losses step by step (the
 #         job: scripts/anchors/moe_job.py)
 # Ours runs twice per round: as `make run` does, and with Open MPI's
 # `mpi_yield_when_idle=1` (a waiting rank yields its core instead of polling: what a loaded
-# machine needs). Prints one table (each run's figure, the medians, ours / PyTorch) and
+# machine needs); chapter 11's one process never waits, so its second run is the
+# expert-parallel step on one rank instead (the same layer through its exchanges). Prints one table (each run's figure, the medians, ours / PyTorch) and
 # writes the rows of
 # each chapter to book/src/chNN-*/output/anchors.txt for chapters 06 to 09 and 11 (the pages
 # include them). `--only 08` runs one chapter's rows (and writes its file). `--load` (make
@@ -171,6 +172,7 @@ def compare(args):
 
     second = (("ours, polling (WORKBOOK_SHARED=0)", "polling") if args.load
               else ("ours, yielding", "yielding"))
+    seconds = {"11": moe_job.SECOND}  # the second column where it is not the other wait
 
     cores = os.cpu_count() or 1
     jobs = cnn_jobs.jobs_ch06()
@@ -197,10 +199,13 @@ def compare(args):
         for chapter, what, ours, theirs, a in jobs:
             # Alternate: in odd rounds PyTorch goes first.
             order = [(0, ours, {}), (1, ours, NOT_A_GUEST if args.load else YIELD), (2, theirs, {})]
+            if chapter == "11":  # one process never waits: its second column is the EP step
+                order[1] = (1, moe_job.second_side(run, release_bin), {})
             for side, fn, env in order if r % 2 == 0 else order[::-1]:
                 results[what][side].append(fn(env, *a))
                 unit = "tokens/s" if chapter in ("09", "11") else "samples/s"
-                print(f"round {r + 1}: ch{chapter} {what}: {['ours', second[1], 'PyTorch'][side]} "
+                label = seconds.get(chapter, second)[1]
+                print(f"round {r + 1}: ch{chapter} {what}: {['ours', label, 'PyTorch'][side]} "
                       f"{results[what][side][-1]:,.0f} {unit}", file=sys.stderr, flush=True)
     command = "make anchors" + (f" ROUNDS={args.rounds}" if args.rounds != 2 else "")
     command += " LOAD=1" if args.load else ""
@@ -231,7 +236,7 @@ def compare(args):
                        "Q, K and V fused in one ColwiseParallel layer)")
     print(header)
     for chapter, mine in per_chapter.items():
-        print(table(mine, units.get(chapter, "samples/s"), second))
+        print(table(mine, units.get(chapter, "samples/s"), seconds.get(chapter, second)))
         if chapter in notes:
             print(notes[chapter])
     if not args.no_write:
@@ -244,7 +249,8 @@ def compare(args):
             path = os.path.join(ROOT, "book/src", folder, "output", name)
             mine = per_chapter[chapter]
             with open(path, "w") as f:
-                f.write(header + "\n" + table(mine, units.get(chapter, "samples/s"), second) + "\n")
+                f.write(header + "\n" + table(mine, units.get(chapter, "samples/s"),
+                                               seconds.get(chapter, second)) + "\n")
                 if chapter in notes:
                     f.write(notes[chapter] + "\n")
             print(f"wrote {os.path.relpath(path, ROOT)}")

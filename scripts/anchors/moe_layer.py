@@ -9,9 +9,10 @@
 # solutions/ch11-experts/balance.rs (Switch's loss α·E·Σ f·P, f counted kept or dropped
 # over k·T), train.rs (the router x·R, the squared error over the tokens, Adam lr 0.05
 # on the router and every expert, an expert no token reached stepped with a zero gradient
-# as grad_or_zeros gives it) and the `--train` mode of src/bin/moe_bench.rs (the batches
-# made beforehand, one thread, the median time per step after the first tenth).
-# The optimizer is torch.optim.Adam (betas 0.9, 0.999, eps 1e-8, as trainer_kit's).
+# as grad_or_zeros gives it) and `moe_bench --train --layer one` (every expert in one
+# graph, train::step_one_process_on; the batches made beforehand, one thread, the median
+# time per step after the first tenth). The optimizer is torch.optim.Adam with
+# `fused=True`, its fastest form on the CPU (betas 0.9, 0.999, eps 1e-8, as trainer_kit's).
 # Part of `make anchors` (scripts/anchors/anchors.py); alone:
 #   python scripts/anchors/moe_layer.py --steps 200
 # Prints `LOSS <step> <squared error> <E·Σ f·P>` per step, then `MS <ms per step>`.
@@ -55,12 +56,17 @@ def linear(experts, hidden, seed):
     return w.reshape(experts, hidden, hidden), b.reshape(experts, hidden)
 
 
-def apply(w, b, x):
-    """Experts::apply row by row: b[i] + Σ_j W[i][j]·x[j], summed in order of j, f32."""
-    acc = b.copy()
-    for j in range(x.shape[1]):
-        acc = acc + w[:, :, j] * x[:, j:j + 1]
-    return acc
+def targets(w, b, x, cluster):
+    """Experts::apply on each token's map, row by row: b[i] + Σ_j W[i][j]·x[j], summed in
+    order of j in f32 (as the Rust fold), one cluster's tokens at a time."""
+    y = np.empty_like(x)
+    for c in np.unique(cluster):
+        rows = x[cluster == c]
+        acc = np.broadcast_to(b[c], rows.shape).copy()
+        for j in range(x.shape[1]):
+            acc = acc + w[c][:, j][None, :] * rows[:, j:j + 1]
+        y[cluster == c] = acc
+    return y
 
 
 def centres(experts, hidden, seed):
@@ -111,14 +117,14 @@ def main():
     data = []
     for n in range(args.steps):
         x, cluster = batch(centre, t, skew, seed ^ ((n * 1000) << 12))
-        data.append((torch.from_numpy(x), torch.from_numpy(apply(maps_w[cluster], maps_b[cluster], x))))
+        data.append((torch.from_numpy(x), torch.from_numpy(targets(maps_w, maps_b, x, cluster))))
     router = torch.from_numpy(normals(draws(seed + 3, 2 * h * e)) * np.float32(0.1))
     router = router.view(h, e).requires_grad_()
     w0, b0 = linear(e, h, seed + 1)
     ws = [torch.from_numpy(w0[i].copy()).requires_grad_() for i in range(e)]
     bs = [torch.from_numpy(b0[i].copy()).requires_grad_() for i in range(e)]
     params = [router] + [p for pair in zip(ws, bs) for p in pair]
-    opt = torch.optim.Adam(params, lr=lr, betas=(0.9, 0.999), eps=1e-8, foreach=False)
+    opt = torch.optim.Adam(params, lr=lr, betas=(0.9, 0.999), eps=1e-8, fused=True)
     ms = []
     for n, (x, y) in enumerate(data):
         t0 = time.perf_counter()

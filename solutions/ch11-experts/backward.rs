@@ -44,8 +44,9 @@ pub fn backward(world: &SimpleCommunicator, pass: &Pass, loss: &Tensor) {
             .sum(tch::Kind::Float)
             .backward();
     }
-    let to_tokens = dispatch_backward(world, &pass.dispatched, &grad_or_zeros(&pass.received));
     if pass.sent_rows.requires_grad() {
+        // x is in a graph (on every rank alike): its rows' gradients go back to it.
+        let to_tokens = dispatch_backward(world, &pass.dispatched, &grad_or_zeros(&pass.received));
         (&pass.sent_rows * to_tokens)
             .sum(tch::Kind::Float)
             .backward();

@@ -38,7 +38,9 @@ pub fn dispatch_backward(world: &SimpleCommunicator, d: &Dispatched, grad: &Tens
 /// The layer's backward on every rank, from this rank's `loss` (a scalar in the graph of
 /// `pass.out`): afterwards the experts' parameters, the logits' graph (the router) and
 /// `x` (when it requires grad) hold their gradients, as one process's backward would
-/// give them. Every rank calls both exchanges, rows or no rows. Three backward calls:
+/// give them. Every rank calls both exchanges, rows or no rows; the second only when `x`
+/// requires grad (the same on every rank: `pass.sent_rows.requires_grad()`), since its
+/// gradients are `x`'s. Three backward calls:
 /// 1. `loss`'s: the gates (and the router) and the `returned` leaf;
 /// 2. the experts': `expert_out` fed with the combine's backward of `returned`'s gradient;
 /// 3. the sent rows': `sent_rows` fed with the dispatch's backward of `received`'s.

@@ -32,7 +32,8 @@ pub struct Pass {
     pub dispatched: Dispatched,
     /// The rows this rank sent, in send order: `x`'s rows gathered, in `x`'s graph.
     pub sent_rows: Tensor,
-    /// The rows this rank received, a leaf that requires grad (the dispatch's cut).
+    /// The rows this rank received, a leaf (the dispatch's cut) that requires grad when
+    /// `x` does.
     pub received: Tensor,
     /// The experts' outputs of `received`, in the experts' graph.
     pub expert_out: Tensor,
@@ -94,7 +95,10 @@ pub fn forward(
     let dev = x.device();
     let sent_rows = x.index_select(0, &indices(&tokens, dev));
     let n = dispatched.rows.len() / h.max(1);
-    let received = tensor_on(&dispatched.rows, &[n as i64, h as i64], dev).set_requires_grad(true);
+    // A leaf that requires grad only when the layer's input does: with data for `x` (the
+    // same on every rank), the experts' backward skips the rows' gradient it would discard.
+    let received = tensor_on(&dispatched.rows, &[n as i64, h as i64], dev)
+        .set_requires_grad(x.requires_grad());
     let local = dispatched.local_experts(layout.max_local());
     let expert_out = nets.forward(&received, &local);
     let (send, recv) = (&dispatched.recv_counts, &dispatched.send_counts);

@@ -191,15 +191,25 @@ pub fn step_on(
 /// own with its own capacity, as on rank r), every expert local (`m` holds them all), the
 /// balancing loss of all groups together (ex 11.4's functions on `MPI_COMM_SELF`).
 pub fn step_one_process(s: &Settings, ranks: usize, m: &mut Model, n: usize) -> Result<(), String> {
+    let batches: Vec<(Tensor, Tensor)> = (0..ranks).map(|r| batch(s, n, r)).collect();
+    step_one_process_on(s, m, &batches).map(|_| ())
+}
+
+/// [`step_one_process`] on batches made beforehand (one per rank, `(x, target)`): the
+/// squared error and the balancing loss `E·Σ f·P` of the step.
+pub fn step_one_process_on(
+    s: &Settings,
+    m: &mut Model,
+    batches: &[(Tensor, Tensor)],
+) -> Result<(f64, f64), String> {
     let one = SimpleCommunicator::self_comm();
-    let all_tokens = (s.tokens * ranks) as f64;
-    let mut loss = Tensor::zeros([], (Kind::Float, s.device));
+    let all_tokens = (s.tokens * batches.len()) as f64;
+    let mut sq = Tensor::zeros([], (Kind::Float, s.device));
     let (mut logits_all, mut merged) = (vec![], None::<Routing>);
-    for r in 0..ranks {
-        let (x, y) = batch(s, n, r);
+    for (x, y) in batches {
         let logits = x.matmul(&m.router);
-        let out = one_process(&s.cfg, &m.nets, &x, &logits)?;
-        loss += (out - y).square().sum(Kind::Float) / all_tokens;
+        let out = one_process(&s.cfg, &m.nets, x, &logits)?;
+        sq += (out - y).square().sum(Kind::Float) / all_tokens;
         let routing = crate::router::route(&s.cfg, &values(&logits))?;
         merged = Some(match merged {
             None => routing,
@@ -211,13 +221,15 @@ pub fn step_one_process(s: &Settings, ranks: usize, m: &mut Model, n: usize) -> 
         });
         logits_all.push(logits);
     }
-    let routing = merged.expect("at least one rank");
+    let routing = merged.ok_or("at least one batch")?;
     let aux = aux_loss(&one, &routing, &Tensor::cat(&logits_all, 0), 1.0);
-    (loss + aux * s.alpha).backward();
+    (&sq + &aux * s.alpha).backward();
     let mut params = m.params();
-    m.opt.step_on_grads(&mut params);
+    // An expert no token reached steps on zeros, as on the ranks (`step_on`).
+    let grads: Vec<Tensor> = params.iter().map(crate::nets::grad_or_zeros).collect();
+    m.opt.step(&mut params, &grads);
     trainer_kit::optim::zero_grads(&mut params);
-    Ok(())
+    Ok((values(&sq)[0] as f64, values(&aux)[0] as f64))
 }
 
 /// The experts rank `rank` of `ranks` holds, for [`Model::new`].

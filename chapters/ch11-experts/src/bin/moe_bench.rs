@@ -15,8 +15,9 @@
 //! exchange gives MPI, next to `T·k·hidden·4·(P-1)/P`. Writes
 //! target/workbook/ch11/moe_bench.csv.
 //!
-//! `--train STEPS [--tokens N] [--hidden H] [--k K]`: instead, `moe_train`'s step (Adam,
-//! α = 0.1, its other defaults) in one process, each step's losses and the time per step
+//! `--train STEPS [--tokens N] [--hidden H] [--k K] [--layer ep|one]`: instead,
+//! `moe_train`'s step (Adam, α = 0.1, its other defaults) in one process (`ep`: the
+//! expert-parallel step on one rank; `one`: every expert in one graph), each step's losses and the time per step
 //! (`ch11::anchor`): what `make anchors` puts next to PyTorch (scripts/anchors/moe_layer.py).
 
 use ch11::anchor::{parse, train_steps};
@@ -88,7 +89,7 @@ fn main() {
         let universe = toolkit::spmd::start_rank();
         tch::set_num_threads(1);
         match train {
-            Some((s, steps)) => train_steps(&universe.world(), &s, steps),
+            Some(run) => train_steps(&universe.world(), &run),
             None => inner(&universe.world()),
         }
         return;
@@ -170,7 +171,12 @@ fn inner(world: &SimpleCommunicator) {
             .flat_map(|i| maps.apply(b.cluster[i], &b.x[i * hidden..(i + 1) * hidden]))
             .collect();
         let shape = [t as i64, hidden as i64];
-        let (x, y) = (tensor(x, &shape), tensor(&y, &shape));
+        // x requires grad, as a layer's input inside a model does: the backward runs
+        // both exchanges back (with data for x it would skip the dispatch's, ex 11.3).
+        let (x, y) = (
+            tensor(x, &shape).set_requires_grad(true),
+            tensor(&y, &shape),
+        );
         for (factor, room) in [(1.25, "1.25"), (EXPERTS as f64, "8: no drops")] {
             let cfg = MoeConfig::new(EXPERTS, K, factor).expect("valid settings");
             let step = || {
