@@ -20,11 +20,12 @@
 #         median over epochs 3..; PyTorch's collectives per step counted (CommDebugMode);
 #         at cnn:4 ours also on TCP over the loopback (gloo's transport); and PyTorch alone
 #         in one process without communication (zero_cnn.py --mode alone)
-#   ch09: `tp_bench --ranks 2` (one transformer block's forward and backward, f32, t = 2,
+#   ch09: `tp_bench --ranks 2 --hidden H` (one transformer block's forward and backward, f32, t = 2,
 #         one thread per rank) against torch.distributed.tensor.parallel's
 #         ColwiseParallel / RowwiseParallel on the same block (gloo),
 #         scripts/anchors/tp_block.py; tokens/s = the block's tokens / the best round's
 #         mean time per forward + backward (the slowest rank's), for the compute-bound block;
+#         at h = 256 and 1024;
 #         and the lab `gpt` at dp 1 x tp 2 against the same GPT under
 #         torch.distributed.tensor.parallel (scripts/anchors/gpt.py: the same pages, the same
 #         batches, the head tied), tokens/s = the median over the windows after the first
@@ -48,6 +49,7 @@ import argparse
 import contextlib
 import csv
 import os
+import resource
 import re
 import statistics
 import sys
@@ -89,16 +91,17 @@ def torch_ch07(_env, schedule, width, batch, m, steps):
 
 
 # --- chapter 09 -------------------------------------------------------------------------
-# The compute-bound block of tp_bench.rs: (batch, seq, hidden, heads).
-TP_BLOCK = (4, 64, 256, 8)
+# (batch, seq, heads) of tp_bench's compute-bound block, at two widths: the bench's and 4x.
+TP_BLOCK = (4, 64, 8)
+TP_WIDTHS = (256, 1024)
 
 
-def ours_ch09(env):
-    run([release_bin("tp_bench"), "--ranks", str(NP)], env=env)
+def ours_ch09(env, hidden):
+    run([release_bin("tp_bench"), "--ranks", str(NP), "--hidden", str(hidden)], env=env)
     target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
     with open(os.path.join(target, "workbook/ch09/tp_bench.csv"), newline="") as f:
         rows = list(csv.DictReader(f))
-    batch, seq, hidden, _ = TP_BLOCK
+    batch, seq, _ = TP_BLOCK
     ms = [float(r["fwd+bwd ms"]) for r in rows
           if r["block"].startswith("compute-bound") and r["t"] == str(NP)]
     if len(ms) != 1:
@@ -110,8 +113,8 @@ def ours_ch09(env):
 TORCH_BLOCK_COLLECTIVES = []
 
 
-def torch_ch09(_env):
-    batch, seq, hidden, heads = TP_BLOCK
+def torch_ch09(_env, hidden):
+    batch, seq, heads = TP_BLOCK
     out = run(torchrun("tp_block.py", ["--batch", str(batch), "--seq", str(seq),
                                        "--hidden", str(hidden), "--heads", str(heads)]))
     TORCH_BLOCK_COLLECTIVES.append(int(re.search(r"^COLLECTIVES (\d+)$", out, re.M).group(1)))
@@ -183,10 +186,12 @@ def compare(args):
                     f"m={m}, Adam, f32")
             jobs.append(("07", what, ours_ch07, torch_ch07, (sched, width, batch, m, steps)))
     jobs += cnn_jobs.jobs_ch08()
-    batch, seq, hidden, heads = TP_BLOCK
-    jobs.append(("09", f"one transformer block (h={hidden}, {heads} heads, {batch}x{seq} tokens), "
-                 f"forward + backward, f32, t={NP}, 1 thread per rank; ours vs "
-                 f"torch.distributed.tensor.parallel (gloo)", ours_ch09, torch_ch09, ()))
+    batch, seq, heads = TP_BLOCK
+    for hidden in TP_WIDTHS:
+        jobs.append(("09", f"one transformer block (h={hidden}, {heads} heads, {batch}x{seq} "
+                     f"tokens), forward + backward, f32, t={NP}, 1 thread per rank; ours vs "
+                     f"torch.distributed.tensor.parallel (gloo)", ours_ch09, torch_ch09,
+                     (hidden,)))
     jobs.append(("09", f"the lab gpt (2 blocks, h=96, 6 heads, context 64, batch 16, tied head, "
                  f"Adam, f32), dp 1 x tp {NP}, the book's pages; ours vs "
                  f"torch.distributed.tensor.parallel + loss_parallel (gloo), scripts/anchors/gpt.py",
@@ -194,6 +199,9 @@ def compare(args):
     jobs += moe_job.jobs(run, release_bin)
     jobs = [j for j in jobs if args.only in (None, j[0])]
     results = {what: ([], [], []) for _, what, *_ in jobs}
+    # CPU seconds of each run's processes (getrusage of the waited children: the ranks,
+    # the launcher, startup included) over its wall time: the cores it kept busy.
+    cores_used = {what: ([], [], []) for _, what, *_ in jobs}
     start = time.time()
     for r in range(args.rounds):
         for chapter, what, ours, theirs, a in jobs:
@@ -202,7 +210,11 @@ def compare(args):
             if chapter == "11":  # one process never waits: its second column is the EP step
                 order[1] = (1, moe_job.second_side(run, release_bin), {})
             for side, fn, env in order if r % 2 == 0 else order[::-1]:
+                before, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.time()
                 results[what][side].append(fn(env, *a))
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+                cores_used[what][side].append(cpu / (time.time() - t0))
                 unit = "tokens/s" if chapter in ("09", "11") else "samples/s"
                 label = seconds.get(chapter, second)[1]
                 print(f"round {r + 1}: ch{chapter} {what}: {['ours', label, 'PyTorch'][side]} "
@@ -226,6 +238,14 @@ def compare(args):
     for row in rows:
         per_chapter.setdefault(row[0], []).append(row)
     notes = {"11": moe_job.agreement()} if "11" in per_chapter else {}
+    if args.load:  # under the second job: what share of the machine each side got
+        for chapter, mine in per_chapter.items():
+            shares = ", ".join(f"{statistics.median(cores_used[w][0]):.2f} / "
+                               f"{statistics.median(cores_used[w][2]):.2f}" for _, w, *_ in mine)
+            notes[chapter] = (notes[chapter] + "\n" if chapter in notes else "") + (
+                              f"cores kept busy (CPU time of each run's processes over its wall "
+                              f"time, startup included; medians), ours / PyTorch, row by row: "
+                              f"{shares}")
     if not args.load:  # PyTorch alone and the collectives: measured on an idle machine
         notes.update(cnn_jobs.notes(per_chapter))
     if TORCH_BLOCK_COLLECTIVES and not args.load:

@@ -7,7 +7,8 @@
 //! Run: `make bench CH=09` (release build). Each rank runs one thread (ranks share the
 //! machine's cores: at t = 4 on 2 cores they take turns, which the table shows).
 //! `--ranks 2` (a comma-separated list) runs only those t: `make anchors` puts the t = 2
-//! row next to PyTorch's tensor parallelism on the same block.
+//! row next to PyTorch's tensor parallelism on the same block; `--hidden H` widens the
+//! compute-bound block (`make anchors` also runs it at h = 1024).
 //! Writes target/workbook/ch09/tp_bench.csv.
 
 use ch09::block::forward_backward;
@@ -25,24 +26,40 @@ use toolkit::report::{print_and_save, Timing};
 /// The tensor-parallel sizes timed when `--ranks` does not say.
 const RANKS: [u32; 3] = [1, 2, 4];
 
-/// The rank counts to time: `--ranks 1,2` or [`RANKS`]; `Err` in one line for anything
-/// else on the command line.
-fn rank_counts(args: &[String]) -> Result<Vec<u32>, String> {
-    match args {
-        [] => Ok(RANKS.to_vec()),
-        [flag, list] if flag == "--ranks" => list
-            .split(',')
-            .map(|n| match n.trim().parse::<u32>() {
-                Ok(n) if n > 0 => Ok(n),
-                _ => Err(format!(
-                    "--ranks {list}: a comma-separated list of rank counts"
-                )),
-            })
-            .collect(),
-        _ => Err(format!(
-            "tp_bench: unknown arguments {args:?} (the only one is --ranks 1,2,4)"
-        )),
+/// What the command line asks for: the rank counts (`--ranks 1,2`, else [`RANKS`]) and the
+/// compute-bound block's width (`--hidden H`, a multiple of its 8 heads; else 256).
+struct Args {
+    ranks: Vec<u32>,
+    hidden: Option<usize>,
+}
+
+/// The arguments, or `Err` in one line.
+fn parse(args: &[String]) -> Result<Args, String> {
+    let mut out = Args {
+        ranks: RANKS.to_vec(),
+        hidden: None,
+    };
+    let usage = "(the arguments are --ranks 1,2,4 and --hidden H)";
+    for pair in args.chunks(2) {
+        let number = |n: &str| n.trim().parse::<usize>().ok().filter(|&n| n > 0);
+        match pair {
+            [flag, list] if flag == "--ranks" => {
+                out.ranks = list
+                    .split(',')
+                    .map(|n| number(n).map(|n| n as u32))
+                    .collect::<Option<_>>()
+                    .ok_or(format!(
+                        "--ranks {list}: a comma-separated list of rank counts"
+                    ))?
+            }
+            [flag, h] if flag == "--hidden" => match number(h) {
+                Some(h) if h % 8 == 0 => out.hidden = Some(h),
+                _ => return Err(format!("--hidden {h}: a multiple of the block's 8 heads")),
+            },
+            _ => return Err(format!("tp_bench: unknown arguments {args:?} {usage}")),
+        }
     }
+    Ok(out)
 }
 const WARMUP: usize = 2;
 
@@ -51,11 +68,14 @@ fn counts() -> (usize, usize) {
     toolkit::bench::sized((10, 3), (1, 1))
 }
 
-/// The two blocks: (name, batch, seq, hidden, heads), smaller in a smoke run.
+/// The two blocks: (name, batch, seq, hidden, heads), smaller in a smoke run; `--hidden`
+/// sets the compute-bound block's width.
 fn blocks() -> [(&'static str, usize, usize, usize, usize); 2] {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let hidden = parse(&args).ok().and_then(|a| a.hidden).unwrap_or(256);
     toolkit::bench::sized(
         [
-            ("compute-bound", 4, 64, 256, 8),
+            ("compute-bound", 4, 64, hidden, 8),
             ("communication-bound", 1, 8, 32, 4),
         ],
         [
@@ -88,10 +108,12 @@ fn main() {
         return;
     }
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let ranks = rank_counts(&args).unwrap_or_else(|e| {
-        eprintln!("{e}");
-        std::process::exit(2)
-    });
+    let ranks = parse(&args)
+        .unwrap_or_else(|e| {
+            eprintln!("{e}");
+            std::process::exit(2)
+        })
+        .ranks;
     println!(
         "ranks not bound to cores ({}), load average {:.2}",
         unbind_ranks(),
