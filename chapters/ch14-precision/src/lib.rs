@@ -1,0 +1,35 @@
+//! Chapter 14: precision. Part 1: the number formats of mixed-precision training (bf16,
+//! f16, FP8 E4M3 and E5M2) and what rounding does to a sum over the ranks.
+//!
+//! Run the labs with `make run CH=14` (`formats`: the formats and a few values rounded to
+//! each) and `make run CH=14 BIN=lowsum` (the sum of bf16 gradients over 1 to P ranks,
+//! three ways, against the exact sum), your exercises with `make check CH=14`.
+//!
+//! Given code (read it, use it):
+//! - [`format`]: the four formats as bit fields, what each code means
+//!   ([`format::Format::decode`]), their largest and smallest values;
+//! - [`ring`]: chapter 3's ring allreduce in bf16, every partial sum rounded (it calls
+//!   your ex 14.1);
+//! - [`data`]: the lab's gradient-like values, the exact sum, the relative error.
+//! - [`flags`]: the labs' flags, refused in one line before MPI starts.
+//!
+//! Your part (stubs; `--features solution` compiles the answers from `solutions/`):
+//! [`encode`] (ex 14.1: round an f32 to a format's nearest code, ties to even) and
+//! [`wire`] (ex 14.2: bf16 on the wire, one rounding in the sum).
+
+pub mod data;
+pub mod flags;
+pub mod format;
+pub mod ring;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch14-precision/encode.rs"
+)]
+pub mod encode;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch14-precision/wire.rs"
+)]
+pub mod wire;

@@ -1,0 +1,156 @@
+//! Mistakes learners make in this chapter, planted on purpose, and what the checks say
+//! about them: ex 14.1's rounding that cuts the bits off (toward zero), that sends a tie
+//! away from zero, that flushes the subnormals to zero, and that saturates at the largest
+//! value instead of giving infinity; ex 14.2's sum that rounds to bf16 after every
+//! addition (the ring's way), under mpirun at 3 ranks (`toolkit::mpi_test!`).
+//!
+//! Run: `cargo test -p ch14-precision --features solution --test planted_mistakes --
+//! --nocapture` to read the messages.
+
+#[path = "../../chapters/ch14-precision/tests/common/mod.rs"]
+mod common;
+
+use ch14::encode::encode;
+use ch14::format::{Format, BF16};
+use common::{check_like_libtorch, check_sum, one_rounding, one_rounding_cause, Encode};
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+
+/// Ex 14.1 as a learner might write it, with one rule of the rounding replaced.
+fn encode_with(
+    fmt: &Format,
+    x: f32,
+    n: impl Fn(f64) -> f64,
+    subnormals: bool,
+    saturate: bool,
+) -> u16 {
+    let sign = if x.is_sign_negative() {
+        fmt.sign_bit()
+    } else {
+        0
+    };
+    if x.is_nan() {
+        return sign | fmt.nan_code();
+    }
+    let a = f64::from(x.abs());
+    let exponent = ((a.to_bits() >> 52) as i32) - 1023;
+    if !subnormals && exponent < fmt.min_exponent() {
+        return sign;
+    }
+    let e = exponent.max(fmt.min_exponent());
+    let n = n(a / fmt.quantum(e));
+    if x.is_infinite() || n * fmt.quantum(e) > f64::from(fmt.max()) {
+        return match saturate {
+            true => sign | (fmt.overflow_code(false) - 1),
+            false => fmt.overflow_code(x.is_sign_negative()),
+        };
+    }
+    let m = fmt.mantissa_bits;
+    let (mut e, mut n) = (e, n as u32);
+    if n == 1 << (m + 1) {
+        (e, n) = (e + 1, 1 << m);
+    }
+    if exponent < fmt.min_exponent() {
+        return sign | n as u16;
+    }
+    sign | (((e + fmt.bias()) as u16) << m) | (n - (1 << m)) as u16
+}
+
+// ANCHOR: toward_zero
+/// Mistake 1: the bits below the mantissa cut off (`floor`): every value rounds toward
+/// zero.
+fn toward_zero(fmt: &Format, x: f32) -> u16 {
+    encode_with(fmt, x, f64::floor, true, false)
+}
+// ANCHOR_END: toward_zero
+
+// ANCHOR: ties_away
+/// Mistake 2: `f64::round`, which sends a tie away from zero, not to the even mantissa.
+fn ties_away(fmt: &Format, x: f32) -> u16 {
+    encode_with(fmt, x, f64::round, true, false)
+}
+// ANCHOR_END: ties_away
+
+// ANCHOR: flush_subnormals
+/// Mistake 3: every value below the smallest normal becomes zero.
+fn flush_subnormals(fmt: &Format, x: f32) -> u16 {
+    encode_with(fmt, x, f64::round_ties_even, false, false)
+}
+// ANCHOR_END: flush_subnormals
+
+// ANCHOR: saturate
+/// Mistake 4: a value too large becomes the largest finite value (as some FP8 casts do
+/// on request), not infinity.
+fn saturate(fmt: &Format, x: f32) -> u16 {
+    encode_with(fmt, x, f64::round_ties_even, true, true)
+}
+// ANCHOR_END: saturate
+
+/// The check must fail `mistake` with a message that says `cause`.
+fn says(mistake: Encode, cause: &str) {
+    match check_like_libtorch(mistake, 1 << 12) {
+        Ok(()) => panic!("the check passed a planted mistake ({cause})"),
+        Err(why) => {
+            println!("{why}");
+            assert!(why.contains(cause), "the message changed: {why}");
+        }
+    }
+}
+
+#[test]
+fn rounding_toward_zero_is_named() {
+    says(toward_zero, "rounded toward zero");
+}
+
+#[test]
+fn ties_away_from_zero_are_named() {
+    says(ties_away, "a tie went to the odd mantissa");
+}
+
+#[test]
+fn flushed_subnormals_are_named() {
+    says(flush_subnormals, "a subnormal flushed to zero");
+}
+
+#[test]
+fn saturation_is_named() {
+    says(saturate, "saturated at the largest value");
+}
+
+#[test]
+fn the_solution_passes_the_same_checks() {
+    check_like_libtorch(encode, 1 << 12).expect("ex 14.1's solution");
+}
+
+// ANCHOR: rounded_every_addition
+/// Mistake 5: ex 14.2 with the sum rounded to bf16 after every rank's value, as the ring
+/// rounds it: the right bytes, the ring's error.
+fn rounded_every_addition(world: &SimpleCommunicator, codes: &[u16]) -> Vec<u16> {
+    let p = world.size() as usize;
+    let mut all = vec![0u16; codes.len() * p];
+    world.all_gather_into(codes, &mut all[..]);
+    (0..codes.len())
+        .map(|i| {
+            (0..p).fold(0u16, |acc, r| {
+                encode(
+                    &BF16,
+                    BF16.decode(acc) + BF16.decode(all[r * codes.len() + i]),
+                )
+            })
+        })
+        .collect()
+}
+// ANCHOR_END: rounded_every_addition
+
+toolkit::mpi_test! {
+    fn a_sum_rounded_at_every_addition_is_named(world at &[3]) {
+        match check_sum(world, rounded_every_addition, &one_rounding, &one_rounding_cause) {
+            Ok(()) => Err("the check passed a planted mistake".into()),
+            Err(why) if why.contains("rounded to bf16 after every addition") => {
+                println!("{why}");
+                Ok(())
+            }
+            Err(why) => Err(format!("the message changed: {why}")),
+        }
+    }
+}
