@@ -2,7 +2,8 @@
 //! about them: ex 14.1's rounding that cuts the bits off (toward zero), that sends a tie
 //! away from zero, that flushes the subnormals to zero, and that saturates at the largest
 //! value instead of giving infinity; ex 14.2's sum that rounds to bf16 after every
-//! addition (the ring's way), under mpirun at 3 ranks (`toolkit::mpi_test!`).
+//! addition (the ring's way), and ex 14.3's scaler that decides on this rank's overflow
+//! alone, under mpirun at 3 ranks (`toolkit::mpi_test!`).
 //!
 //! Run: `cargo test -p ch14-precision --features solution --test planted_mistakes --
 //! --nocapture` to read the messages.
@@ -12,7 +13,11 @@ mod common;
 
 use ch14::encode::encode;
 use ch14::format::{Format, BF16};
-use common::{check_like_libtorch, check_sum, one_rounding, one_rounding_cause, Encode};
+use ch14::loss_scale::{LossScaler, Verdict};
+use ch14::scaler::update;
+use common::{
+    check_agreement, check_like_libtorch, check_sum, one_rounding, one_rounding_cause, Encode,
+};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
@@ -142,7 +147,27 @@ fn rounded_every_addition(world: &SimpleCommunicator, codes: &[u16]) -> Vec<u16>
 }
 // ANCHOR_END: rounded_every_addition
 
+// ANCHOR: decides_alone
+/// Mistake 6: ex 14.3 on this rank's flag alone: the right rules on a communicator of
+/// one rank (`MPI_COMM_SELF`): a rank that overflowed halves its scale and skips, the
+/// others step.
+fn decides_alone(_world: &SimpleCommunicator, s: &mut LossScaler, overflow: bool) -> Verdict {
+    update(&SimpleCommunicator::self_comm(), s, overflow)
+}
+// ANCHOR_END: decides_alone
+
 toolkit::mpi_test! {
+    fn a_scaler_that_decides_alone_is_named(world at &[3]) {
+        match check_agreement(world, decides_alone) {
+            Ok(()) => Err("the check passed a planted mistake".into()),
+            Err(why) if why.contains("reduce the flag with MPI MAX") => {
+                println!("{why}");
+                Ok(())
+            }
+            Err(why) => Err(format!("the message changed: {why}")),
+        }
+    }
+
     fn a_sum_rounded_at_every_addition_is_named(world at &[3]) {
         match check_sum(world, rounded_every_addition, &one_rounding, &one_rounding_cause) {
             Ok(()) => Err("the check passed a planted mistake".into()),

@@ -66,3 +66,37 @@ pub fn read<T: Parser>(program: &str, args: &[String]) -> Result<T, String> {
 pub fn help<T: CommandFactory>() -> String {
     T::command().render_help().to_string()
 }
+
+/// The `scaling` lab's settings.
+#[derive(Parser, Clone, Debug, PartialEq)]
+#[command(
+    name = "scaling",
+    disable_version_flag = true,
+    about = "Least squares with tiny gradients trained with f32 gradients, with f16 ones \
+             unscaled, and with f16 ones under a dynamic loss scale"
+)]
+pub struct ScalingFlags {
+    /// Training steps
+    #[arg(long, value_name = "N", default_value_t = 200, value_parser = positive)]
+    pub steps: usize,
+    /// The dynamic scale's start, as a power of two (36: 2^36)
+    #[arg(long, value_name = "E", default_value_t = 36, value_parser = clap::value_parser!(i32).range(0..=100))]
+    pub start: i32,
+    /// Clean steps after which the scale doubles
+    #[arg(long, value_name = "K", default_value_t = 10, value_parser = positive)]
+    pub growth: usize,
+}
+
+/// A lab's flags from its command line: `--help` printed (exit 0), a bad flag refused in
+/// one line that names the lab (exit 2), before MPI starts.
+pub fn from_args<T: Parser>(program: &str) -> T {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        print!("{}", help::<T>());
+        std::process::exit(0);
+    }
+    read(program, &args).unwrap_or_else(|why| {
+        eprintln!("{program}: {why}");
+        std::process::exit(2);
+    })
+}

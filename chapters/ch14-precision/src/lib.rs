@@ -1,9 +1,12 @@
 //! Chapter 14: precision. Part 1: the number formats of mixed-precision training (bf16,
-//! f16, FP8 E4M3 and E5M2) and what rounding does to a sum over the ranks.
+//! f16, FP8 E4M3 and E5M2) and what rounding does to a sum over the ranks. Part 2: f16
+//! gradients under a dynamic loss scale that every rank agrees on.
 //!
 //! Run the labs with `make run CH=14` (`formats`: the formats and a few values rounded to
 //! each) and `make run CH=14 BIN=lowsum` (the sum of bf16 gradients over 1 to P ranks,
-//! three ways, against the exact sum), your exercises with `make check CH=14`.
+//! three ways, against the exact sum) and `make run CH=14 BIN=scaling` (tiny gradients in
+//! f32, in f16 unscaled and in f16 under a dynamic loss scale), your exercises with
+//! `make check CH=14`.
 //!
 //! Given code (read it, use it):
 //! - [`format`]: the four formats as bit fields, what each code means
@@ -11,15 +14,21 @@
 //! - [`ring`]: chapter 3's ring allreduce in bf16, every partial sum rounded (it calls
 //!   your ex 14.1);
 //! - [`data`]: the lab's gradient-like values, the exact sum, the relative error.
-//! - [`flags`]: the labs' flags, refused in one line before MPI starts.
+//! - [`flags`]: the labs' flags, refused in one line before MPI starts;
+//! - [`loss_scale`]: a loss scaler's state and its verdict (step or skip);
+//! - [`mixed`]: data-parallel training with f16 gradients, f32 master weights and Adam
+//!   sharded over the ranks, on chapter 12's least-squares problem.
 //!
 //! Your part (stubs; `--features solution` compiles the answers from `solutions/`):
 //! [`encode`] (ex 14.1: round an f32 to a format's nearest code, ties to even) and
-//! [`wire`] (ex 14.2: bf16 on the wire, one rounding in the sum).
+//! [`wire`] (ex 14.2: bf16 on the wire, one rounding in the sum) and [`scaler`] (ex 14.3:
+//! the loss scale's update, agreed over the ranks).
 
 pub mod data;
 pub mod flags;
 pub mod format;
+pub mod loss_scale;
+pub mod mixed;
 pub mod ring;
 
 #[cfg_attr(
@@ -33,3 +42,9 @@ pub mod encode;
     path = "../../../solutions/ch14-precision/wire.rs"
 )]
 pub mod wire;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch14-precision/scaler.rs"
+)]
+pub mod scaler;

@@ -8,4 +8,5 @@ mod common;
 
 mod encode;
 mod flags;
+mod scaler;
 mod sums;

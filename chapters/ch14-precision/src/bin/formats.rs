@@ -8,7 +8,7 @@
 //! it is written it says so.
 
 use ch14::encode::encode;
-use ch14::flags::{help, read, FormatsFlags};
+use ch14::flags::{from_args, FormatsFlags};
 use ch14::format::{Format, FORMATS};
 use mpi::traits::*;
 use toolkit::gate::unless_todo;
@@ -44,14 +44,7 @@ fn rounded(fmt: &Format, x: f32) -> String {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|a| a == "--help" || a == "-h") {
-        return print!("{}", help::<FormatsFlags>());
-    }
-    let flags: FormatsFlags = read("formats", &args).unwrap_or_else(|why| {
-        eprintln!("formats: {why}");
-        std::process::exit(2);
-    });
+    let flags: FormatsFlags = from_args("formats");
     let universe = toolkit::init();
     let world = universe.world();
     let values: Vec<f32> = VALUES.iter().chain(&flags.values).copied().collect();

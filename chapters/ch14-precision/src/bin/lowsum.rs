@@ -10,7 +10,7 @@
 
 use ch14::data::{decoded, exact_sum, gradients, relative_error};
 use ch14::encode::encode;
-use ch14::flags::{help, read, LowsumFlags};
+use ch14::flags::{from_args, LowsumFlags};
 use ch14::format::BF16;
 use ch14::ring::ring_sum_bf16;
 use ch14::wire::sum_bf16_one_rounding;
@@ -35,14 +35,7 @@ fn errors(group: &SimpleCommunicator, codes: &[u16]) -> [f64; 4] {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|a| a == "--help" || a == "-h") {
-        return print!("{}", help::<LowsumFlags>());
-    }
-    let flags: LowsumFlags = read("lowsum", &args).unwrap_or_else(|why| {
-        eprintln!("lowsum: {why}");
-        std::process::exit(2);
-    });
+    let flags: LowsumFlags = from_args("lowsum");
     let universe = toolkit::init();
     let world = universe.world();
     let (rank, size) = (world.rank() as usize, world.size() as usize);
