@@ -15,9 +15,9 @@ use ch14::encode::encode;
 use ch14::format::{Format, BF16};
 use ch14::loss_scale::{LossScaler, Verdict};
 use ch14::scaler::update;
-use common::{
-    check_agreement, check_like_libtorch, check_sum, one_rounding, one_rounding_cause, Encode,
-};
+use common::scaler::check_agreement;
+use common::sums::{check_sum, one_rounding, one_rounding_cause};
+use common::{check_like_libtorch, Encode};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 

@@ -7,7 +7,7 @@
 //! not train. Run: `make check CH=14` or `cargo test -p ch14-precision --features solution
 //! --test main scaler::`.
 
-use crate::common::check_agreement;
+use crate::common::scaler::check_agreement;
 use ch12::lsq::Problem;
 use ch14::loss_scale::{LossScaler, Verdict};
 use ch14::mixed::{train, Precision};

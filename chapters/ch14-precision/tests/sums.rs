@@ -5,7 +5,7 @@
 //! order. Run: `make check CH=14` or `cargo test -p ch14-precision --features solution
 //! --test main sums::`.
 
-use crate::common::{check_sum, one_rounding, one_rounding_cause, ring_order};
+use crate::common::sums::{check_sum, one_rounding, one_rounding_cause, ring_order};
 use ch14::ring::ring_sum_bf16;
 use ch14::wire::sum_bf16_one_rounding;
 use toolkit::mpi_test;
