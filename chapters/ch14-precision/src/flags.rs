@@ -1,10 +1,11 @@
 //! Given: the labs' flags, read with clap before MPI starts; a bad one (a value that is
 //! not a number, a count that is not above 0, a flag the lab does not have) is refused in
-//! one line that names it (`trainer_kit::cli::one_line`). Nothing to run here: the labs
+//! one line that names it (chapter 12's `lab_flags::read`). Nothing to run here: the labs
 //! and the tests use it.
 
+/// Chapter 12's: the flags as `T` or clap's message in one line; a whole number above 0.
+pub use ch12::lab_flags::{positive, read};
 use clap::{CommandFactory, Parser};
-use trainer_kit::cli::one_line;
 
 /// The `formats` lab's settings.
 #[derive(Parser, Clone, Debug, PartialEq)]
@@ -29,7 +30,7 @@ pub struct FormatsFlags {
 )]
 pub struct LowsumFlags {
     /// Values per rank
-    #[arg(long, value_name = "N", default_value_t = 1 << 20, value_parser = positive)]
+    #[arg(long, value_name = "N", default_value_t = 1 << 20, value_parser = positive::<usize>)]
     pub n: usize,
     /// The values' common mean (each is mean + N(0, 1)): 0 for noise alone
     #[arg(long, value_name = "M", default_value_t = 1.0, allow_negative_numbers = true,
@@ -40,26 +41,12 @@ pub struct LowsumFlags {
     pub seed: u64,
 }
 
-/// A whole number above 0 (a clap value parser).
-fn positive(s: &str) -> Result<usize, String> {
-    s.parse()
-        .ok()
-        .filter(|&n| n > 0)
-        .ok_or_else(|| "not a whole number above 0".to_string())
-}
-
 /// A finite number (a clap value parser).
 fn finite(s: &str) -> Result<f64, String> {
     s.parse()
         .ok()
         .filter(|x: &f64| x.is_finite())
         .ok_or_else(|| "not a finite number".to_string())
-}
-
-/// The flags after the program's name as `T`, or clap's message as one line.
-pub fn read<T: Parser>(program: &str, args: &[String]) -> Result<T, String> {
-    let all = std::iter::once(program.to_string()).chain(args.iter().cloned());
-    T::try_parse_from(all).map_err(|e| one_line(&e.to_string()))
 }
 
 /// `--help` of a lab.
@@ -77,13 +64,13 @@ pub fn help<T: CommandFactory>() -> String {
 )]
 pub struct ScalingFlags {
     /// Training steps
-    #[arg(long, value_name = "N", default_value_t = 200, value_parser = positive)]
+    #[arg(long, value_name = "N", default_value_t = 200, value_parser = positive::<usize>)]
     pub steps: usize,
     /// The dynamic scale's start, as a power of two (36: 2^36)
     #[arg(long, value_name = "E", default_value_t = 36, value_parser = clap::value_parser!(i32).range(0..=100))]
     pub start: i32,
     /// Clean steps after which the scale doubles
-    #[arg(long, value_name = "K", default_value_t = 10, value_parser = positive)]
+    #[arg(long, value_name = "K", default_value_t = 10, value_parser = positive::<usize>)]
     pub growth: usize,
 }
 
