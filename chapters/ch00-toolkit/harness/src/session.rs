@@ -7,7 +7,10 @@
 //!   gone: Ctrl-C, SIGTERM, SIGKILL, a panic): it asks the launcher to stop the way it
 //!   stops every rank on every node (SIGTERM for mpirun and mpiexec; for srun, two SIGINTs
 //!   within a second, Slurm's "cancel this step"), gives it [`GRACE_S`] seconds, then
-//!   kills every process of the session still on this machine, ranks included.
+//!   kills every process of the session still on this machine, ranks included, and
+//!   removes the launcher's session folder in the temporary directory if it is still
+//!   there (Open MPI's `ompi.HOST.UID/pid.PID`, PRRTE's `prte.HOST.UID/dvm.PID`): an
+//!   mpirun killed, or slow to clean up under load, leaves it behind.
 //!
 //! The grace is short on purpose: an Open MPI mpirun whose remote daemons are already gone
 //! (a cluster torn down by the same Ctrl-C) waits for them forever and ignores SIGTERM.
@@ -45,6 +48,8 @@ else kill -TERM "$sid"; fi 2>/dev/null
 i=0
 while [ "$i" -lt $((grace * 10)) ] && [ -n "$(members)" ]; do sleep 0.1; i=$((i + 1)); done
 for p in $(members); do kill -KILL "$p" 2>/dev/null; done
+tmp=${TMPDIR:-/tmp}           # a launcher killed before its cleanup leaves its folder
+rm -rf "$tmp"/ompi.*/pid."$sid" "$tmp"/prte.*/dvm."$sid" 2>/dev/null
 exit 0
 # ANCHOR_END: reaper
 "#;
