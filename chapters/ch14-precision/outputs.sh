@@ -2,7 +2,7 @@
 # Chapter 14's captures for the book beyond its labs' own (lowsum.txt at 4 ranks): the
 # formats lab at one rank; the lowsum lab at NP=8 with the gradients' common mean and
 # without it; the scaling lab with the scale starting at 1; and bad
-# flags refused in one line before MPI starts.
+# flags (and a batch 7 ranks cannot split) refused in one line before MPI starts.
 # `make outputs CH=14` runs the labs, then this script from the repository root
 # (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.
 set -euo pipefail
@@ -20,5 +20,7 @@ book=book/src/ch14-precision
 { for args in '--n 0' '--mean nan'; do
     echo "\$ make run CH=14 BIN=lowsum SOLUTION=1 ARGS='$args'";
     $MAKE -s --no-print-directory run CH=14 BIN=lowsum SOLUTION=1 ARGS="$args" 2>&1 || true;
-  done; } > $book/output/bad-flags.txt
+  done;
+  echo "\$ make run CH=14 BIN=mixed NP=7 SOLUTION=1";
+  $MAKE -s --no-print-directory run CH=14 BIN=mixed NP=7 SOLUTION=1 2>&1 || true; } > $book/output/bad-flags.txt
 echo "outputs: wrote $book/output/formats.txt, lowsum-np8.txt, lowsum-mean0.txt, scaling-start0.txt, bad-flags.txt"

@@ -3,7 +3,9 @@
 //! away from zero, that flushes the subnormals to zero, and that saturates at the largest
 //! value instead of giving infinity; ex 14.2's sum that rounds to bf16 after every
 //! addition (the ring's way), and ex 14.3's scaler that decides on this rank's overflow
-//! alone, under mpirun at 3 ranks (`toolkit::mpi_test!`).
+//! alone, under mpirun at 3 ranks (`toolkit::mpi_test!`); ex 14.4's step that updates the
+//! bf16 working weights instead of the f32 master, that forgets to unscale, and that
+//! unscales by the scale after `update()` changed it.
 //!
 //! Run: `cargo test -p ch14-precision --features solution --test planted_mistakes --
 //! --nocapture` to read the messages.
@@ -15,11 +17,14 @@ use ch14::encode::encode;
 use ch14::format::{Format, BF16};
 use ch14::loss_scale::{LossScaler, Verdict};
 use ch14::scaler::update;
+use ch14::weights::{Weights, Wire};
 use common::scaler::check_agreement;
 use common::sums::{check_sum, one_rounding, one_rounding_cause};
+use common::training::{cases, check_step};
 use common::{check_like_libtorch, Encode};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
+use trainer_kit::optim::Optimizer;
 
 /// Ex 14.1 as a learner might write it, with one rule of the rounding replaced.
 fn encode_with(
@@ -177,5 +182,106 @@ toolkit::mpi_test! {
             }
             Err(why) => Err(format!("the message changed: {why}")),
         }
+    }
+}
+
+/// Ex 14.4's step with its sum (f32 on the wire) and its unscaling replaceable; `master`:
+/// whether the optimizer steps the master weights (else the working copy, in bf16).
+fn step_with(
+    world: &SimpleCommunicator,
+    weights: &mut Weights,
+    opt: &mut Optimizer,
+    scaler: Option<&mut LossScaler>,
+    master: bool,
+    unscale: impl Fn(f32, f32) -> f32,
+) -> Verdict {
+    use mpi::collective::SystemOperation;
+    let mine = weights.local_gradient();
+    let (before, after) = match scaler {
+        Some(s) => {
+            let before = s.scale;
+            if update(world, s, mine.iter().any(|x| !x.is_finite())) == Verdict::Skip {
+                return Verdict::Skip;
+            }
+            (before, s.scale)
+        }
+        None => (1.0, 1.0),
+    };
+    let mut sum = vec![0f32; mine.len()];
+    world.all_reduce_into(&mine[..], &mut sum[..], SystemOperation::sum());
+    let by = world.size() as f32 * unscale(before, after);
+    let grads = weights.shaped(&sum.iter().map(|x| x / by).collect::<Vec<f32>>());
+    if master {
+        opt.step(&mut weights.master, &grads);
+        weights.refresh();
+    } else {
+        opt.step(&mut weights.working, &grads);
+    }
+    Verdict::Step
+}
+
+// ANCHOR: working_in_bf16
+/// Mistake 7: ex 14.4 stepping the working weights (bf16, f16) instead of the f32 master.
+fn steps_working(
+    w: &SimpleCommunicator,
+    x: &mut Weights,
+    o: &mut Optimizer,
+    s: Option<&mut LossScaler>,
+    _: Wire,
+) -> Verdict {
+    step_with(w, x, o, s, false, |before, _| before)
+}
+// ANCHOR_END: working_in_bf16
+
+// ANCHOR: not_unscaled
+/// Mistake 8: ex 14.4 dividing the sum by the ranks only: the gradient keeps the scale.
+fn not_unscaled(
+    w: &SimpleCommunicator,
+    x: &mut Weights,
+    o: &mut Optimizer,
+    s: Option<&mut LossScaler>,
+    _: Wire,
+) -> Verdict {
+    step_with(w, x, o, s, true, |_, _| 1.0)
+}
+// ANCHOR_END: not_unscaled
+
+// ANCHOR: scale_after_update
+/// Mistake 9: ex 14.4 unscaling by `scaler.scale` read after `update()`, which doubled it
+/// after the clean steps.
+fn scale_after_update(
+    w: &SimpleCommunicator,
+    x: &mut Weights,
+    o: &mut Optimizer,
+    s: Option<&mut LossScaler>,
+    _: Wire,
+) -> Verdict {
+    step_with(w, x, o, s, true, |_, after| after)
+}
+// ANCHOR_END: scale_after_update
+
+/// Ex 14.4's check on its f16 case must fail `mistake` with a message that says `cause`.
+fn step_says(
+    world: &SimpleCommunicator,
+    mistake: ch14::trainer::Step,
+    cause: &str,
+) -> Result<(), String> {
+    let data = ch06::data::digits()?;
+    let (setup, need_skip) = cases()[2];
+    match check_step(world, &data, &setup, mistake, need_skip) {
+        Ok(()) => Err(format!("the check passed a planted mistake ({cause})")),
+        Err(why) if why.contains(cause) => {
+            println!("{why}");
+            Ok(())
+        }
+        Err(why) => Err(format!("the message changed: {why}")),
+    }
+}
+
+toolkit::mpi_test! {
+    fn ex14_4_mistakes_are_named(world at &[3]) {
+        step_says(world, steps_working, "master weights did not move")?;
+        step_says(world, not_unscaled, "the loss scale: divide")?;
+        step_says(world, scale_after_update, "read before update()")
     }
 }

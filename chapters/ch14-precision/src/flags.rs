@@ -87,3 +87,41 @@ pub fn from_args<T: Parser>(program: &str) -> T {
         std::process::exit(2);
     })
 }
+
+/// The `mixed` lab's settings.
+#[derive(Parser, Clone, Debug, PartialEq)]
+#[command(
+    name = "mixed",
+    disable_version_flag = true,
+    about = "Chapter 6's model trained on the digits in f32, bf16 and f16 (f32 master \
+             weights), the gradients summed in f32 or with bf16 on the wire"
+)]
+pub struct MixedFlags {
+    /// The model: mlp or cnn (chapter 6's)
+    #[arg(long, value_name = "MODEL", default_value = "cnn", value_parser = ch06::model::ModelKind::parse)]
+    pub model: ch06::model::ModelKind,
+    /// Only this compute format: f32, bf16 or f16 [default: each]
+    #[arg(long, value_name = "F", value_parser = ["f32", "bf16", "f16"])]
+    pub precision: Option<String>,
+    /// Only this format for the gradients' sum: f32 or bf16 [default: each]
+    #[arg(long = "reduce-dtype", value_name = "F", value_parser = ["f32", "bf16"])]
+    pub reduce_dtype: Option<String>,
+    /// Epochs (of 1,437 training images)
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = positive::<usize>)]
+    pub epochs: usize,
+    /// Samples per step over all ranks (divisible by the ranks)
+    #[arg(long, value_name = "B", default_value_t = 48, value_parser = positive::<usize>)]
+    pub batch: usize,
+    /// SGD's learning rate (momentum 0.9)
+    #[arg(long, value_name = "L", default_value_t = 0.05, value_parser = ch12::lab_flags::above_zero)]
+    pub lr: f64,
+    /// f16's loss scale at the start, as a power of two (16: 2^16, GradScaler's)
+    #[arg(long, value_name = "E", default_value_t = 16, value_parser = clap::value_parser!(i32).range(0..=100))]
+    pub scale: i32,
+    /// Clean steps after which f16's scale doubles
+    #[arg(long, value_name = "K", default_value_t = 100, value_parser = positive::<usize>)]
+    pub growth: usize,
+    /// The seed of the weights and of the order of the samples
+    #[arg(long, value_name = "S", default_value_t = 6)]
+    pub seed: u64,
+}

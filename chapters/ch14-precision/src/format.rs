@@ -121,6 +121,9 @@ impl Format {
 
     /// The value of `code` (exact: every code of these formats is an f32).
     pub fn decode(&self, code: u16) -> f32 {
+        if (self.exponent_bits, self.mantissa_bits) == (8, 7) {
+            return f32::from_bits(u32::from(code) << 16); // bf16 is the top half of an f32
+        }
         let (negative, exponent, mantissa) = self.fields(code);
         let all_ones = (1 << self.exponent_bits) - 1;
         let magnitude = if self.is_nan(code) {
@@ -139,7 +142,12 @@ impl Format {
     /// The gap between neighbouring codes in the binade `[2^exponent, 2^(exponent+1))`:
     /// `2^(exponent - m)`.
     pub fn quantum(&self, exponent: i32) -> f64 {
-        2f64.powi(exponent - self.mantissa_bits as i32)
+        let k = exponent - self.mantissa_bits as i32;
+        if (-1022..=1023).contains(&k) {
+            f64::from_bits(((k + 1023) as u64) << 52) // 2^k written as an f64's fields
+        } else {
+            2f64.powi(k)
+        }
     }
 
     /// The largest finite value: `(2 - 2^-m) · 2^(2^e - 2 - bias)` for the IEEE formats,

@@ -10,3 +10,4 @@ mod encode;
 mod flags;
 mod scaler;
 mod sums;
+mod training;

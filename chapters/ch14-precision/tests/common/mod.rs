@@ -5,6 +5,7 @@
 
 pub mod scaler;
 pub mod sums;
+pub mod training;
 
 use ch14::format::{Format, Overflow, FORMATS};
 use tch::{Kind, Tensor};
