@@ -33,12 +33,17 @@
 #         process, one thread) against scripts/anchors/moe_layer.py, the same layer, data
 #         and seed in PyTorch, at three sizes, and the two runs' losses step by step (the
 #         job: scripts/anchors/moe_job.py)
+#   ch14: the lab `mixed` at one rank (chapter 6's CNN in f32, bf16 and f16 on f32 master
+#         weights, one thread) against torch.autocast (GradScaler for f16) on the same
+#         model, data order and optimizer, scripts/anchors/amp_cnn.py; the second column is
+#         the lab's scheme written in PyTorch (the job: scripts/anchors/amp_job.py)
 # Ours runs twice per round: as `make run` does, and with Open MPI's
 # `mpi_yield_when_idle=1` (a waiting rank yields its core instead of polling: what a loaded
 # machine needs); chapter 11's one process never waits, so its second run is the
-# expert-parallel step on one rank instead (the same layer through its exchanges). Prints one table (each run's figure, the medians, ours / PyTorch) and
+# expert-parallel step on one rank instead (the same layer through its exchanges), and
+# chapter 14's is the lab's scheme in PyTorch. Prints one table (each run's figure, the medians, ours / PyTorch) and
 # writes the rows of
-# each chapter to book/src/chNN-*/output/anchors.txt for chapters 06 to 09 and 11 (the pages
+# each chapter to book/src/chNN-*/output/anchors.txt for chapters 06 to 09, 11 and 14 (the pages
 # include them). `--only 08` runs one chapter's rows (and writes its file). `--load` (make
 # anchors LOAD=1) runs it all under a second job that takes every core (scripts/anchors/
 # load.py, one busy process per core, each in a session of its own): ours as `make run`
@@ -55,6 +60,7 @@ import statistics
 import sys
 import time
 
+import amp_job
 import cnn_jobs
 import moe_job
 from common import NOT_A_GUEST, NP, ROOT, YIELD, release_bin, run, second_job, torchrun
@@ -162,7 +168,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=2, help="runs of each, alternating")
     ap.add_argument("--no-write", action="store_true", help="print only")
-    ap.add_argument("--only", choices=["06", "07", "08", "09", "11"], help="one chapter's rows")
+    ap.add_argument("--only", choices=["06", "07", "08", "09", "11", "14"], help="one chapter's rows")
     ap.add_argument("--load", action="store_true", help="under a second job taking every core")
     args = ap.parse_args()
     with second_job(os.cpu_count() or 1) if args.load else contextlib.nullcontext():
@@ -175,7 +181,9 @@ def compare(args):
 
     second = (("ours, polling (WORKBOOK_SHARED=0)", "polling") if args.load
               else ("ours, yielding", "yielding"))
-    seconds = {"11": moe_job.SECOND}  # the second column where it is not the other wait
+    # The second column where it is not the other wait, and the function that runs it.
+    seconds = {"11": moe_job.SECOND, "14": amp_job.SECOND}
+    second_sides = {"11": moe_job.second_side, "14": amp_job.second_side}
 
     cores = os.cpu_count() or 1
     jobs = cnn_jobs.jobs_ch06()
@@ -197,6 +205,7 @@ def compare(args):
                  f"torch.distributed.tensor.parallel + loss_parallel (gloo), scripts/anchors/gpt.py",
                  ours_ch09_gpt, torch_ch09_gpt, ()))
     jobs += moe_job.jobs(run, release_bin)
+    jobs += amp_job.jobs(run, release_bin)
     jobs = [j for j in jobs if args.only in (None, j[0])]
     results = {what: ([], [], []) for _, what, *_ in jobs}
     # CPU seconds of each run's processes (getrusage of the waited children: the ranks,
@@ -207,8 +216,8 @@ def compare(args):
         for chapter, what, ours, theirs, a in jobs:
             # Alternate: in odd rounds PyTorch goes first.
             order = [(0, ours, {}), (1, ours, NOT_A_GUEST if args.load else YIELD), (2, theirs, {})]
-            if chapter == "11":  # one process never waits: its second column is the EP step
-                order[1] = (1, moe_job.second_side(run, release_bin), {})
+            if chapter in second_sides:  # one process never waits: another second column
+                order[1] = (1, second_sides[chapter](run, release_bin), {})
             for side, fn, env in order if r % 2 == 0 else order[::-1]:
                 before, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.time()
                 results[what][side].append(fn(env, *a))
@@ -238,6 +247,8 @@ def compare(args):
     for row in rows:
         per_chapter.setdefault(row[0], []).append(row)
     notes = {"11": moe_job.agreement()} if "11" in per_chapter else {}
+    if "14" in per_chapter:
+        notes["14"] = amp_job.agreement()
     if args.load:  # under the second job: what share of the machine each side got
         for chapter, mine in per_chapter.items():
             shares = ", ".join(f"{statistics.median(cores_used[w][0]):.2f} / "
@@ -262,7 +273,7 @@ def compare(args):
     if not args.no_write:
         for chapter, folder in [("06", "ch06-data-parallel"), ("07", "ch07-pipeline"),
                                 ("08", "ch08-sharded"), ("09", "ch09-tensor-parallel"),
-                                ("11", "ch11-experts")]:
+                                ("11", "ch11-experts"), ("14", "ch14-precision")]:
             if chapter not in per_chapter:
                 continue
             name = "anchors-loaded.txt" if args.load else "anchors.txt"

@@ -110,7 +110,7 @@ fn main() {
     for ((name, _), r) in runs.iter().zip(&reports) {
         let tail = &r.losses[r.losses.len().saturating_sub(20)..];
         println!(
-            "{name:<11} {:>9.4} {:>9.4} {:>9.4} {:>8.1}% {:>8} {:>7} {:>11} {:>8.2}",
+            "{name:<11} {:>9.4} {:>9.4} {:>9.4} {:>8.1}% {:>8} {:>7} {:>11} {:>8.3}",
             r.losses[0],
             tail.iter().sum::<f64>() / tail.len() as f64,
             r.test.0,
