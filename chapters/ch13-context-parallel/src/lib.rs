@@ -1,0 +1,36 @@
+//! Chapter 13: context parallelism. Part 1: attention over a sequence split across the
+//! ranks. The softmax of a query over all keys comes together exactly from its parts, by
+//! their log-sum-exps (ex 13.1); ring attention passes the key/value blocks round the
+//! ranks while each computes with the block it holds (ex 13.2), skipping the blocks a
+//! causal mask leaves wholly in the future.
+//!
+//! Run the lab with `make run CH=13` (`ring_attention`: the sequence over the ranks,
+//! causal and not: the blocks each rank attends to, its time, and the largest difference
+//! from one process), your exercises with `make check CH=13`.
+//!
+//! Given code (read it, use it):
+//! - [`partial`]: attention over one block of keys as a [`partial::Partial`] (output and
+//!   log-sum-exp), and the one-process reference;
+//! - [`blocks`]: each rank's block of the sequence, a key/value block as one message, the
+//!   blocks a rank attends to;
+//! - [`flags`]: the lab's flags, refused in one line before MPI starts.
+//!
+//! Your part (stubs; `--features solution` compiles the answers from `solutions/`):
+//! [`merge`] (ex 13.1: two partial attentions merged by their log-sum-exp) and [`ring`]
+//! (ex 13.2: ring attention, forward).
+
+pub mod blocks;
+pub mod flags;
+pub mod partial;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch13-context-parallel/merge.rs"
+)]
+pub mod merge;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch13-context-parallel/ring.rs"
+)]
+pub mod ring;
