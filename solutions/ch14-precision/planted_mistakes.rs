@@ -17,7 +17,8 @@ use ch14::encode::encode;
 use ch14::format::{Format, BF16};
 use ch14::loss_scale::{LossScaler, Verdict};
 use ch14::scaler::update;
-use ch14::weights::{Weights, Wire};
+use ch14::trainer::Step;
+use ch14::weights::Weights;
 use common::scaler::check_agreement;
 use common::sums::{check_sum, one_rounding, one_rounding_cause};
 use common::training::{cases, check_step};
@@ -220,52 +221,20 @@ fn step_with(
     Verdict::Step
 }
 
-// ANCHOR: working_in_bf16
+// ANCHOR: step_mistakes
 /// Mistake 7: ex 14.4 stepping the working weights (bf16, f16) instead of the f32 master.
-fn steps_working(
-    w: &SimpleCommunicator,
-    x: &mut Weights,
-    o: &mut Optimizer,
-    s: Option<&mut LossScaler>,
-    _: Wire,
-) -> Verdict {
-    step_with(w, x, o, s, false, |before, _| before)
-}
-// ANCHOR_END: working_in_bf16
+const STEPS_WORKING: Step = |w, x, o, s, _| step_with(w, x, o, s, false, |before, _| before);
 
-// ANCHOR: not_unscaled
 /// Mistake 8: ex 14.4 dividing the sum by the ranks only: the gradient keeps the scale.
-fn not_unscaled(
-    w: &SimpleCommunicator,
-    x: &mut Weights,
-    o: &mut Optimizer,
-    s: Option<&mut LossScaler>,
-    _: Wire,
-) -> Verdict {
-    step_with(w, x, o, s, true, |_, _| 1.0)
-}
-// ANCHOR_END: not_unscaled
+const NOT_UNSCALED: Step = |w, x, o, s, _| step_with(w, x, o, s, true, |_, _| 1.0);
 
-// ANCHOR: scale_after_update
 /// Mistake 9: ex 14.4 unscaling by `scaler.scale` read after `update()`, which doubled it
 /// after the clean steps.
-fn scale_after_update(
-    w: &SimpleCommunicator,
-    x: &mut Weights,
-    o: &mut Optimizer,
-    s: Option<&mut LossScaler>,
-    _: Wire,
-) -> Verdict {
-    step_with(w, x, o, s, true, |_, after| after)
-}
-// ANCHOR_END: scale_after_update
+const SCALE_AFTER_UPDATE: Step = |w, x, o, s, _| step_with(w, x, o, s, true, |_, after| after);
+// ANCHOR_END: step_mistakes
 
 /// Ex 14.4's check on its f16 case must fail `mistake` with a message that says `cause`.
-fn step_says(
-    world: &SimpleCommunicator,
-    mistake: ch14::trainer::Step,
-    cause: &str,
-) -> Result<(), String> {
+fn step_says(world: &SimpleCommunicator, mistake: Step, cause: &str) -> Result<(), String> {
     let data = ch06::data::digits()?;
     let (setup, need_skip) = cases()[2];
     match check_step(world, &data, &setup, mistake, need_skip) {
@@ -280,8 +249,8 @@ fn step_says(
 
 toolkit::mpi_test! {
     fn ex14_4_mistakes_are_named(world at &[3]) {
-        step_says(world, steps_working, "master weights did not move")?;
-        step_says(world, not_unscaled, "the loss scale: divide")?;
-        step_says(world, scale_after_update, "read before update()")
+        step_says(world, STEPS_WORKING, "master weights did not move")?;
+        step_says(world, NOT_UNSCALED, "the loss scale: divide")?;
+        step_says(world, SCALE_AFTER_UPDATE, "read before update()")
     }
 }
