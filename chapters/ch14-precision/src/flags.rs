@@ -125,3 +125,33 @@ pub struct MixedFlags {
     #[arg(long, value_name = "S", default_value_t = 6)]
     pub seed: u64,
 }
+
+/// The `zero_mixed` lab's settings.
+#[derive(Parser, Clone, Debug, PartialEq)]
+#[command(
+    name = "zero_mixed",
+    disable_version_flag = true,
+    about = "Chapter 8's ZeRO stages in mixed precision (bf16 working weights and gradients, \
+             f32 master weights, Adam): the bytes each rank holds against the ZeRO paper's \
+             formulas, and what each stage learns"
+)]
+pub struct ZeroMixedFlags {
+    /// The model: mlp or cnn (chapter 6's)
+    #[arg(long, value_name = "MODEL", default_value = "cnn", value_parser = ch06::model::ModelKind::parse)]
+    pub model: ch06::model::ModelKind,
+    /// Only this stage: 0, 1, 2 or 3 [default: each]
+    #[arg(long, value_name = "S", value_parser = clap::value_parser!(u8).range(0..=3))]
+    pub stage: Option<u8>,
+    /// Epochs (of 1,437 training images)
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = positive::<usize>)]
+    pub epochs: usize,
+    /// Samples per step over all ranks (divisible by the ranks)
+    #[arg(long, value_name = "B", default_value_t = 48, value_parser = positive::<usize>)]
+    pub batch: usize,
+    /// Adam's learning rate
+    #[arg(long, value_name = "L", default_value_t = 0.001, value_parser = ch12::lab_flags::above_zero)]
+    pub lr: f64,
+    /// The seed of the weights and of the order of the samples
+    #[arg(long, value_name = "S", default_value_t = 6)]
+    pub seed: u64,
+}

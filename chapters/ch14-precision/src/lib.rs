@@ -1,13 +1,15 @@
 //! Chapter 14: precision. Part 1: the number formats of mixed-precision training (bf16,
 //! f16, FP8 E4M3 and E5M2) and what rounding does to a sum over the ranks. Part 2: f16
 //! gradients under a dynamic loss scale that every rank agrees on. Part 3: chapter 6's
-//! model trained in bf16 and f16 on f32 master weights.
+//! model trained in bf16 and f16 on f32 master weights, and chapter 8's ZeRO stages in
+//! mixed precision.
 //!
 //! Run the labs with `make run CH=14` (`formats`: the formats and a few values rounded to
 //! each) and `make run CH=14 BIN=lowsum` (the sum of bf16 gradients over 1 to P ranks,
 //! three ways, against the exact sum) and `make run CH=14 BIN=scaling` (tiny gradients in
 //! f32, in f16 unscaled and in f16 under a dynamic loss scale) and `make run CH=14
-//! BIN=mixed` (the digits in f32, bf16 and f16, gradients summed in f32 or bf16), your
+//! BIN=mixed` (the digits in f32, bf16 and f16, gradients summed in f32 or bf16) and `make
+//! run CH=14 BIN=zero_mixed` (ZeRO's stages in bf16: the bytes per rank), your
 //! exercises with `make check CH=14`.
 //!
 //! Given code (read it, use it):
@@ -22,7 +24,9 @@
 //!   sharded over the ranks, on chapter 12's least-squares problem;
 //! - [`weights`]: a model's f32 master weights and their working copy in bf16 or f16;
 //! - [`trainer`]: chapter 6's model trained data parallel in mixed precision (it calls
-//!   your ex 14.4).
+//!   your ex 14.4);
+//! - [`zero`] and [`zero_memory`]: chapter 8's ZeRO stages in mixed precision, and the
+//!   bytes each holds (measured and by the ZeRO paper's formulas).
 //!
 //! Your part (stubs; `--features solution` compiles the answers from `solutions/`):
 //! [`encode`] (ex 14.1: round an f32 to a format's nearest code, ties to even) and
@@ -38,6 +42,8 @@ pub mod mixed;
 pub mod ring;
 pub mod trainer;
 pub mod weights;
+pub mod zero;
+pub mod zero_memory;
 
 #[cfg_attr(
     feature = "solution",

@@ -11,3 +11,4 @@ mod flags;
 mod scaler;
 mod sums;
 mod training;
+mod zero;
