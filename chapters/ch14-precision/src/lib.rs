@@ -25,14 +25,16 @@
 //! - [`weights`]: a model's f32 master weights and their working copy in bf16 or f16;
 //! - [`trainer`]: chapter 6's model trained data parallel in mixed precision (it calls
 //!   your ex 14.4);
-//! - [`zero`] and [`zero_memory`]: chapter 8's ZeRO stages in mixed precision, and the
-//!   bytes each holds (measured and by the ZeRO paper's formulas).
+//! - [`zero`], [`zero_memory`] and [`zero_run`]: chapter 8's ZeRO stages in mixed
+//!   precision, the bytes each holds (measured and by the ZeRO paper's formulas), and
+//!   their training.
 //!
 //! Your part (stubs; `--features solution` compiles the answers from `solutions/`):
 //! [`encode`] (ex 14.1: round an f32 to a format's nearest code, ties to even) and
 //! [`wire`] (ex 14.2: bf16 on the wire, one rounding in the sum) and [`scaler`] (ex 14.3:
 //! the loss scale's update, agreed over the ranks) and [`master`] (ex 14.4: the
-//! mixed-precision step on the f32 master weights).
+//! mixed-precision step on the f32 master weights) and [`fp8_gather`] (ex 14.5, optional:
+//! ZeRO-3's parameter allgather in FP8 with one scale per tensor).
 
 pub mod data;
 pub mod flags;
@@ -44,6 +46,7 @@ pub mod trainer;
 pub mod weights;
 pub mod zero;
 pub mod zero_memory;
+pub mod zero_run;
 
 #[cfg_attr(
     feature = "solution",
@@ -68,3 +71,9 @@ pub mod scaler;
     path = "../../../solutions/ch14-precision/master.rs"
 )]
 pub mod master;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch14-precision/fp8_gather.rs"
+)]
+pub mod fp8_gather;

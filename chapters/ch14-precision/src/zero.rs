@@ -15,15 +15,15 @@
 //! Nothing to run here: the `zero_mixed` lab and the tests use it.
 
 use crate::zero_memory::{from_bf16, to_bf16, unit_layout, MixedHeld};
-use ch06::data::Split;
+use crate::zero_run::GatherFp8;
 use ch06::model::ModelKind;
-use ch06::shuffle::shuffled;
 use ch08::layers::{self, Meter, Unit};
 use ch08::memory::Stage;
 use ch08::shards::ShardAdam;
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
+use std::cell::Cell;
 use std::ops::Range;
 use tch::{Kind, Tensor};
 
@@ -44,7 +44,7 @@ fn params_of(unit: &Unit, codes: &[u16], grad: bool) -> Vec<Tensor> {
 
 /// A rank's model and optimizer at one stage, in mixed precision.
 pub struct MixedZero<'w> {
-    world: &'w SimpleCommunicator,
+    pub(crate) world: &'w SimpleCommunicator,
     pub stage: Stage,
     /// The model's units, in forward order, each with this rank's layout (stage 0: one
     /// "shard" of everything, unpadded).
@@ -60,6 +60,11 @@ pub struct MixedZero<'w> {
     pub ranges: Vec<Range<usize>>,
     /// Adam for the master shard.
     pub adam: ShardAdam,
+    /// Ex 14.5: stage 3 gathers the parameters in FP8 with this function (None: in bf16).
+    pub fp8: Option<GatherFp8>,
+    /// Bytes this rank has sent in the parameters' allgathers so far: (N - 1) S values of
+    /// 2 bytes (bf16) or 1 (FP8) per allgather of a unit, as a ring allgather sends them.
+    pub gather_sent: Cell<usize>,
     /// Stage 3's gathered units and the whole-unit gradients of stages 2 and 3, counted
     /// while they live inside a step (bf16 bytes; the f32 copies MPI sums are not counted).
     pub meter: Meter,
@@ -107,6 +112,8 @@ impl<'w> MixedZero<'w> {
             master,
             ranges,
             meter: Meter::default(),
+            fp8: None,
+            gather_sent: Cell::new(0),
         })
     }
 
@@ -131,11 +138,31 @@ impl<'w> MixedZero<'w> {
         if self.stage != Stage::Zero3 {
             return self.working[l].clone();
         }
-        let mut whole = vec![0u16; self.units[l].layout.padded];
-        self.world
-            .all_gather_into(&self.working[l][..], &mut whole[..]);
+        let layout = &self.units[l].layout;
+        let whole = match self.fp8 {
+            None => {
+                let mut whole = vec![0u16; layout.padded];
+                self.world
+                    .all_gather_into(&self.working[l][..], &mut whole[..]);
+                whole
+            }
+            Some(gather) => {
+                let mut values = vec![0f32; layout.padded];
+                gather(self.world, &from_bf16(&self.working[l]), &mut values);
+                to_bf16(&values) // the gathered layer computes in bf16
+            }
+        };
+        let bytes = if self.fp8.is_some() { 1 } else { 2 };
+        self.count_gather(layout.shard * bytes);
         self.meter.add(2 * whole.len());
         whole
+    }
+
+    /// Counts an allgather of `shard_bytes` from every rank: (N - 1) x that sent.
+    fn count_gather(&self, shard_bytes: usize) {
+        let n = self.world.size() as usize;
+        self.gather_sent
+            .set(self.gather_sent.get() + (n - 1) * shard_bytes);
     }
 
     /// Frees a unit's whole codes, off the meter when `counted` (gathered at stage 3, a
@@ -147,7 +174,7 @@ impl<'w> MixedZero<'w> {
     }
 
     /// The logits of `images` (no graph), and each unit's input when `keep`.
-    fn forward(&self, images: &Tensor, keep: bool) -> (Tensor, Vec<Tensor>) {
+    pub(crate) fn forward(&self, images: &Tensor, keep: bool) -> (Tensor, Vec<Tensor>) {
         let (mut x, mut inputs) = (images.to_kind(Kind::BFloat16), vec![]);
         for (l, unit) in self.units.iter().enumerate() {
             let whole = self.whole(l);
@@ -242,48 +269,5 @@ impl<'w> MixedZero<'w> {
                 Stage::Replicated | Stage::Zero3 => self.working[l] = shard,
             }
         }
-    }
-
-    /// Every unit's f32 master weights, gathered from the shards (padding left out), in
-    /// forward order: the same on every rank.
-    pub fn gathered_master(&self) -> Vec<f32> {
-        let mut all = vec![];
-        for (unit, range) in self.units.iter().zip(&self.ranges) {
-            let mut whole = self.master[range.clone()].to_vec();
-            if self.stage != Stage::Replicated {
-                whole = vec![0f32; unit.layout.padded];
-                self.world
-                    .all_gather_into(&self.master[range.clone()], &mut whole[..]);
-            }
-            all.extend_from_slice(&whole[..unit.params()]);
-        }
-        all
-    }
-
-    /// `steps` steps on `data`'s training images, `batch` samples a step over all ranks
-    /// (rank r the r-th slice), in the order of `seed`; returns each step's loss, the
-    /// mean over the ranks.
-    pub fn fit(&mut self, data: &Split, batch: usize, steps: usize, seed: u64) -> Vec<f64> {
-        let (rank, p) = (self.world.rank() as usize, self.world.size() as usize);
-        let per_epoch = data.train.len() / batch;
-        let mut losses = vec![];
-        for n in 0..steps {
-            let order = shuffled(data.train.len(), seed, (n / per_epoch) as u64);
-            let part = &order[crate::trainer::slice(n % per_epoch, rank, p, batch)];
-            let (images, labels) = data.train.batch(part);
-            let mut sum = 0f64;
-            let loss = self.step(&images, &labels);
-            self.world
-                .all_reduce_into(&loss, &mut sum, SystemOperation::sum());
-            losses.push(sum / p as f64);
-        }
-        losses
-    }
-
-    /// Accuracy (%) on `data`'s test images.
-    pub fn accuracy(&self, data: &Split) -> f64 {
-        let (logits, _) = self.forward(&data.test.images, false);
-        let right = logits.argmax(1, false).eq_tensor(&data.test.labels);
-        100.0 * right.sum(Kind::Int64).int64_value(&[]) as f64 / data.test.len() as f64
     }
 }

@@ -8,6 +8,7 @@ mod common;
 
 mod encode;
 mod flags;
+mod fp8;
 mod scaler;
 mod sums;
 mod training;

@@ -11,14 +11,16 @@
 
 use ch06::data::digits;
 use ch08::budget::STAGES;
-use ch08::memory;
+use ch08::memory::{self, Stage};
 use ch14::flags::{from_args, ZeroMixedFlags};
+use ch14::fp8_gather::gather_fp8;
 use ch14::zero::MixedZero;
 use ch14::zero_memory::{formula, formula_text};
 use mpi::collective::SystemOperation;
 use mpi::traits::*;
 use tabled::settings::Style;
 use tabled::{Table, Tabled};
+use toolkit::gate::unless_todo;
 
 /// One stage's line of the table (rank 0's bytes).
 #[derive(Tabled)]
@@ -47,6 +49,36 @@ struct Row {
     test: String,
 }
 
+/// One line of the FP8 table: how stage 3 gathered, its bytes, its loss and accuracy.
+#[derive(Tabled)]
+struct GatherRow {
+    #[tabled(rename = "gathered in")]
+    format: &'static str,
+    #[tabled(rename = "allgather B/step")]
+    sent: usize,
+    #[tabled(rename = "loss first")]
+    first: String,
+    #[tabled(rename = "loss last")]
+    last: String,
+    test: String,
+}
+
+fn gather_row(
+    format: &'static str,
+    zero: &MixedZero,
+    losses: &[f64],
+    data: &ch06::data::Split,
+    steps: usize,
+) -> GatherRow {
+    GatherRow {
+        format,
+        sent: zero.gather_sent.get() / steps,
+        first: format!("{:.4}", losses[0]),
+        last: format!("{:.4}", losses[losses.len() - 1]),
+        test: format!("{:.1}%", zero.accuracy(data)),
+    }
+}
+
 fn main() {
     let flags: ZeroMixedFlags = from_args("zero_mixed");
     let ranks = trainer_kit::cli::ranks_from_env();
@@ -70,6 +102,7 @@ fn main() {
         .filter(|s| flags.stage.is_none_or(|k| k == s.number()));
     let mut rows = vec![];
     let mut counts = (0, 0);
+    let mut gathers = vec![];
     for &stage in stages {
         let image = data.train.image_size();
         let made = MixedZero::new(&world, stage, flags.model, image, flags.seed, flags.lr);
@@ -80,6 +113,9 @@ fn main() {
             std::process::exit(2);
         });
         let losses = zero.fit(&data, flags.batch, steps, flags.seed);
+        if stage == Stage::Zero3 {
+            gathers.push(gather_row("bf16", &zero, &losses, &data, steps));
+        }
         let held = zero.held();
         let (mut least, mut most) = (0usize, 0usize);
         world.all_reduce_into(&held.total(), &mut least, SystemOperation::min());
@@ -103,6 +139,26 @@ fn main() {
             test: format!("{:.1}%", zero.accuracy(&data)),
         });
     }
+    // Stage 3 again, its parameters gathered in FP8 (ex 14.5): once it is written.
+    let fp8 = if gathers.is_empty() {
+        Ok(())
+    } else {
+        unless_todo(&world, || {
+            let image = data.train.image_size();
+            let made = MixedZero::new(
+                &world,
+                Stage::Zero3,
+                flags.model,
+                image,
+                flags.seed,
+                flags.lr,
+            );
+            let mut zero = made.expect("stage 3 was made above");
+            zero.fp8 = Some(gather_fp8);
+            let losses = zero.fit(&data, flags.batch, steps, flags.seed);
+            gathers.push(gather_row("fp8 e4m3", &zero, &losses, &data, steps));
+        })
+    };
     if world.rank() != 0 {
         return;
     }
@@ -149,4 +205,18 @@ fn main() {
         "the same in f32 (chapter 8's formulas):            {}",
         f32s.join(", ")
     );
+    if !gathers.is_empty() {
+        println!(
+            "ZeRO-3 with its parameters allgathered in bf16 and in FP8 E4M3, one scale per \
+             layer (ex 14.5):"
+        );
+        println!("{}", Table::new(gathers).with(Style::sharp()));
+        println!(
+            "(allgather B/step: what rank 0 sends in the parameters' allgathers of a step, \
+             forward and backward)"
+        );
+    }
+    if let Err(task) = fp8 {
+        println!("FP8 allgather: not run yet, it needs {task}");
+    }
 }
