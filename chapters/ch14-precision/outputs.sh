@@ -3,7 +3,8 @@
 # formats lab at one rank; the lowsum lab at NP=8 with the gradients' common mean and
 # without it; the scaling lab with the scale starting at 1; and bad
 # flags (and a batch 7 ranks cannot split) refused in one line before MPI starts; the
-# zero_mixed lab's table at N = 1 to 8 (one step of 840 samples, which each N divides).
+# zero_mixed lab's table at N = 1 to 8 (one step of 840 samples, which each N divides), and
+# its FP8 rows at three seeds and at 10 epochs.
 # `make outputs CH=14` runs the labs, then this script from the repository root
 # (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.
 set -euo pipefail
@@ -24,10 +25,15 @@ book=book/src/ch14-precision
     [ $n = 1 ] && grep -E '^│ stage' <<<"$out"
     echo "N = $n"; grep -E '^│ (plain|ZeRO)' <<<"$out"
   done; } > $book/output/zero-mixed-by-n.txt
+{ echo "\$ make run CH=14 BIN=zero_mixed SOLUTION=1 ARGS='--stage 3 ...'   # the FP8 table's rows, 3 seeds and 10 epochs";
+  for args in '--seed 6' '--seed 7' '--seed 8' '--seed 6 --epochs 10'; do
+    echo "ARGS='--stage 3 $args'";
+    $MAKE -s --no-print-directory run CH=14 BIN=zero_mixed SOLUTION=1 ARGS="--stage 3 $args" 2>&1 | grep -E '^│ (gathered|bf16|fp8)';
+  done; } > $book/output/zero-mixed-fp8.txt
 { for args in '--n 0' '--mean nan'; do
     echo "\$ make run CH=14 BIN=lowsum SOLUTION=1 ARGS='$args'";
     $MAKE -s --no-print-directory run CH=14 BIN=lowsum SOLUTION=1 ARGS="$args" 2>&1 || true;
   done;
   echo "\$ make run CH=14 BIN=mixed NP=7 SOLUTION=1";
   $MAKE -s --no-print-directory run CH=14 BIN=mixed NP=7 SOLUTION=1 2>&1 || true; } > $book/output/bad-flags.txt
-echo "outputs: wrote $book/output/formats.txt, lowsum-np8.txt, lowsum-mean0.txt, scaling-start0.txt, zero-mixed-by-n.txt, bad-flags.txt"
+echo "outputs: wrote $book/output/formats.txt, lowsum-np8.txt, lowsum-mean0.txt, scaling-start0.txt, zero-mixed-by-n.txt, zero-mixed-fp8.txt, bad-flags.txt"
