@@ -141,6 +141,11 @@ NP=2 step ch11-moe-cuda-np2 150 $cuda "$B/moe_train" --device cuda $MOE
 NP=2 step ch11-moe-cpu-np2 150 ok "$B/moe_train" --device cpu $MOE
 step ch11-train 180 ok "$B/ch11-experts-main" train:: --test-threads=1
 
+# Chapter 14: chapter 6's CNN trained in f32, bf16 and f16 (f32 master weights, ex 14.4's
+# step) on the GPU at one rank, then on the CPU: ms per step of each format side by side.
+NP=1 step ch14-mixed-cuda-np1 150 $cuda "$B/mixed" --device cuda --epochs 3
+NP=1 step ch14-mixed-cpu-np1 150 ok "$B/mixed" --device cpu --epochs 3
+
 # PyTorch eager, one process, on the same GPU: the anchors next to the runs above (the
 # same model, batch and optimizer; scripts/anchors in the repository). python3's own torch,
 # without the kit's library path. Where it cannot run (no torch, no GPU, the dry run), each
@@ -188,6 +193,14 @@ done
 for f in "$RESULTS"/ch08-zero-*-cuda-*.txt; do
   if grep -q '^epoch' "$f"; then
     fig "  $(basename "$f" .txt): $(grep '^epoch' "$f" | tail -n 1); $(grep -m1 '^held = ' "$f"); $(grep -m1 '^on Cuda' "$f")"
+  else
+    fig "  $(basename "$f" .txt): not measured ($(tail -n 1 "$f"))"
+  fi
+done
+# Chapter 14: ms per step of each format (compute, sum) in the mixed lab's table.
+for f in "$RESULTS"/ch14-mixed-*-np1.txt; do
+  if grep -q '^f32   f32' "$f"; then
+    fig "  $(basename "$f" .txt): ms/step $(grep -E '^(f32|bf16|f16) ' "$f" | awk '{printf "%s/%s %s, ", $1, $2, $NF}' | sed 's/, $//')"
   else
     fig "  $(basename "$f" .txt): not measured ($(tail -n 1 "$f"))"
   fi

@@ -121,6 +121,10 @@ pub struct MixedFlags {
     /// Clean steps after which f16's scale doubles
     #[arg(long, value_name = "K", default_value_t = 100, value_parser = positive::<usize>)]
     pub growth: usize,
+    /// Where each rank computes: cpu, cuda (its local GPU; refused in one line without
+    /// one) or auto
+    #[arg(long, value_name = "D", default_value = "cpu", value_parser = trainer_kit::cli::device_choice)]
+    pub device: trainer_kit::cli::DeviceChoice,
     /// The seed of the weights and of the order of the samples
     #[arg(long, value_name = "S", default_value_t = 6)]
     pub seed: u64,

@@ -17,6 +17,7 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::ops::Range;
 use std::time::Instant;
+use tch::Device;
 use trainer_kit::optim::{Optimizer, Rule};
 
 /// The step between the backward pass and the next forward: ex 14.4's `step`, or a
@@ -39,6 +40,8 @@ pub struct Setup {
     pub seed: u64,
     /// The loss scaler (f16's), or none (scale 1).
     pub scaler: Option<LossScaler>,
+    /// Where both copies of the weights live and compute (this rank's).
+    pub device: Device,
 }
 
 /// What a run measured, the same on every rank.
@@ -80,7 +83,7 @@ pub fn wire_bytes(n: usize, p: usize, rank: usize, wire: Wire) -> usize {
 pub fn train(world: &SimpleCommunicator, data: &Split, setup: &Setup, step: Step) -> Report {
     let (rank, p) = (world.rank() as usize, world.size() as usize);
     let image = data.train.image_size();
-    let mut weights = Weights::new(setup.model, image, setup.seed, setup.compute);
+    let mut weights = Weights::new(setup.model, image, setup.seed, setup.compute, setup.device);
     let rule = Rule::Momentum {
         lr: setup.lr,
         momentum: setup.momentum,

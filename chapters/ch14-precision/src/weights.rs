@@ -4,7 +4,8 @@
 //! product runs in the low format and every gradient comes out in it. After each step the
 //! master is rounded into the working copy again ([`Weights::refresh`]): an update too
 //! small for bf16 still adds up in the f32 master, step after step. The loss is taken in
-//! f32 (the logits cast up first), as `torch.autocast` does for a cross-entropy.
+//! f32 (the logits cast up first), as `torch.autocast` does for a cross-entropy. Both
+//! copies live on one device (the CPU, or a rank's GPU with `mixed --device cuda`).
 //! Nothing to run here: ex 14.4, the `mixed` lab and the tests use it.
 
 use ch06::model::{build, ModelKind};
@@ -87,12 +88,20 @@ fn sorted(vs: &nn::VarStore) -> Vec<Tensor> {
 }
 
 impl Weights {
-    /// `kind` for (H, W) images, its f32 weights drawn from `seed` (the same on every
-    /// rank: no broadcast needed on the CPU), the working copy rounded from them.
-    pub fn new(kind: ModelKind, image: (i64, i64), seed: u64, compute: Compute) -> Weights {
+    /// `kind` for (H, W) images, its f32 weights drawn from `seed` on the CPU (the same
+    /// on every rank: no broadcast needed), both copies on `device`, the working copy
+    /// rounded from the master.
+    pub fn new(
+        kind: ModelKind,
+        image: (i64, i64),
+        seed: u64,
+        compute: Compute,
+        device: Device,
+    ) -> Weights {
         tch::manual_seed(seed as i64);
         let mut vs = nn::VarStore::new(Device::Cpu);
         let model = build(&vs.root(), kind, image);
+        vs.set_device(device);
         let master = sorted(&vs).iter().map(|t| t.detach().copy()).collect();
         vs.set_kind(compute.kind());
         let working = sorted(&vs);
@@ -123,8 +132,13 @@ impl Weights {
         for w in self.working.iter_mut() {
             w.zero_grad();
         }
-        let logits = self.model.forward(&images.to_kind(self.compute.kind()));
-        let loss = logits.to_kind(Kind::Float).cross_entropy_for_logits(labels);
+        let device = self.device();
+        let logits = self
+            .model
+            .forward(&images.to_device(device).to_kind(self.compute.kind()));
+        let loss = logits
+            .to_kind(Kind::Float)
+            .cross_entropy_for_logits(&labels.to_device(device));
         (&loss * f64::from(scale)).backward();
         loss.double_value(&[])
     }
@@ -137,11 +151,12 @@ impl Weights {
             .iter()
             .map(|w| w.grad().to_kind(Kind::Float).flatten(0, -1))
             .collect();
-        Vec::<f32>::try_from(&Tensor::cat(&flat, 0)).expect("f32 gradient")
+        let flat = Tensor::cat(&flat, 0).to_device(Device::Cpu);
+        Vec::<f32>::try_from(&flat).expect("f32 gradient")
     }
 
     /// `flat` (one value per weight, in the order of [`Weights::local_gradient`]) cut into
-    /// f32 tensors shaped like the master weights.
+    /// f32 tensors shaped like the master weights, on their device.
     pub fn shaped(&self, flat: &[f32]) -> Vec<Tensor> {
         assert_eq!(flat.len(), self.len(), "one value per weight");
         let mut at = 0;
@@ -150,9 +165,15 @@ impl Weights {
             .map(|m| {
                 let n = m.numel();
                 at += n;
-                Tensor::from_slice(&flat[at - n..at]).view(m.size().as_slice())
+                let part = Tensor::from_slice(&flat[at - n..at]).to_device(m.device());
+                part.view(m.size().as_slice())
             })
             .collect()
+    }
+
+    /// The device both copies are on.
+    pub fn device(&self) -> Device {
+        self.master[0].device()
     }
 
     /// The number of weights.
@@ -168,13 +189,17 @@ impl Weights {
     /// Test loss and accuracy (%) of the model as it computes: on the working weights,
     /// in the compute format.
     pub fn evaluate(&mut self, images: &Tensor, labels: &Tensor) -> (f64, f64) {
+        let (images, labels) = (
+            images.to_device(self.device()),
+            labels.to_device(self.device()),
+        );
         let logits = tch::no_grad(|| {
             self.model
                 .forward(&images.to_kind(self.compute.kind()))
                 .to_kind(Kind::Float)
         });
-        let loss = logits.cross_entropy_for_logits(labels).double_value(&[]);
-        let right = logits.argmax(1, false).eq_tensor(labels).sum(Kind::Int64);
+        let loss = logits.cross_entropy_for_logits(&labels).double_value(&[]);
+        let right = logits.argmax(1, false).eq_tensor(&labels).sum(Kind::Int64);
         let accuracy = 100.0 * right.int64_value(&[]) as f64 / labels.size()[0] as f64;
         (loss, accuracy)
     }

@@ -21,6 +21,7 @@ use mpi::traits::*;
 use std::time::Instant;
 use tch::{Device, Kind, Tensor};
 use toolkit::gate::unless_todo;
+use trainer_kit::cli::DeviceChoice;
 
 fn main() {
     let flags: MixedFlags = from_args("mixed");
@@ -32,8 +33,15 @@ fn main() {
         );
         std::process::exit(2);
     }
+    if flags.device == DeviceChoice::Cuda {
+        if let Some(why) = torch_link::why_no_cuda(tch::Cuda::is_available()) {
+            eprintln!("mixed: --device cuda: {why}");
+            std::process::exit(2);
+        }
+    }
     let universe = toolkit::init();
     let world = universe.world();
+    let device = trainer_kit::place::place(&world, flags.device, None).device;
     let (rank, p) = (world.rank() as usize, world.size() as usize);
     let data = digits().unwrap_or_else(|why| {
         eprintln!("mixed: {why}");
@@ -68,6 +76,7 @@ fn main() {
                     momentum: 0.9,
                     seed: flags.seed,
                     scaler,
+                    device,
                 };
                 runs.push((format!("{c_name:<5} {w_name:<5}"), setup));
             }
@@ -83,8 +92,12 @@ fn main() {
     if rank != 0 {
         return;
     }
+    let on = match device {
+        Device::Cpu => String::new(),
+        gpu => format!(" on {gpu:?}"),
+    };
     println!(
-        "{} on the digits, {p} rank(s), global batch {}, {} steps ({} epochs), SGD lr {} \
+        "{} on the digits, {p} rank(s){on}, global batch {}, {} steps ({} epochs), SGD lr {} \
          momentum 0.9, f32 master weights; f16 under a loss scale from 2^{} (x2 after {} \
          clean steps)",
         flags.model.name(),

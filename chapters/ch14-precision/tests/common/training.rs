@@ -28,6 +28,7 @@ pub fn cases() -> [(Setup, bool); 3] {
         momentum: 0.9,
         seed: 14,
         scaler,
+        device: tch::Device::Cpu,
     };
     [
         (setup(Compute::Bf16, Wire::Bf16, 4, None), false),
@@ -61,6 +62,7 @@ impl State {
             data.train.image_size(),
             setup.seed,
             setup.compute,
+            setup.device,
         );
         let rule = Rule::Momentum {
             lr: setup.lr,
