@@ -1,7 +1,8 @@
 //! Mistakes learners make in this chapter, planted on purpose, and what the checks say
 //! about them: ex 13.1's merge without the max shift (its exponentials overflow), and ex
-//! 13.2's ring that attends to its own block without the causal mask, under mpirun at 3
-//! ranks (`toolkit::mpi_test!`).
+//! 13.2's ring that attends to its own block without the causal mask, and ex 13.3's
+//! zig-zag ring that chooses the mask by rank as ex 13.2 does, or attends a chunk's own
+//! keys unmasked, under mpirun at 3 ranks (`toolkit::mpi_test!`).
 //!
 //! Run: `cargo test -p ch13-context-parallel --features solution --test planted_mistakes
 //! -- --nocapture` to read the messages.
@@ -9,8 +10,9 @@
 #[path = "../../chapters/ch13-context-parallel/tests/common/mod.rs"]
 mod common;
 
-use ch13::blocks::{pack, unpack};
+use ch13::blocks::{pack, unpack, zigzag_chunks};
 use ch13::partial::{attend_block, Mask, Partial};
+use common::zigzag::{check_zigzag, ZigZag};
 use common::{check_merge, check_ring};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -78,5 +80,80 @@ toolkit::mpi_test! {
             }
             Err(why) => Err(format!("the message changed: {why}")),
         }
+    }
+}
+
+/// Ex 13.3 as a learner might write it, the chunks' rule replaced by `rule(i, j, r, src)`
+/// (query chunk `i`, key chunk `j` of rank `src`'s part, this rank `r`): every rank's part
+/// gathered at once here; the slip is the rule.
+fn zigzag_with(
+    world: &SimpleCommunicator,
+    q: &Tensor,
+    k: &Tensor,
+    v: &Tensor,
+    rule: fn(usize, usize, usize, usize) -> Option<Mask>,
+) -> Partial {
+    let (r, p) = (world.rank() as usize, world.size() as usize);
+    let buf = pack(k, v);
+    let n = buf.len();
+    let mut got = vec![0f64; n * p];
+    world.all_gather_into(&buf[..], &mut got[..]);
+    let c = q.size()[2] / 2;
+    let half = |x: &Tensor, h: usize| x.narrow(2, h as i64 * c, c);
+    let rows = zigzag_chunks(r, p).into_iter().enumerate().map(|(a, i)| {
+        let parts = (0..p).flat_map(|src| {
+            let (ks, vs) = unpack(&got[src * n..(src + 1) * n], &k.size());
+            let pairs = zigzag_chunks(src, p).into_iter().enumerate();
+            let held: Vec<_> = pairs
+                .map(|(b, j)| (j, half(&ks, b), half(&vs, b)))
+                .collect();
+            held.into_iter().filter_map(move |(j, kj, vj)| {
+                rule(i, j, r, src).map(|mask| attend_block(&half(q, a), &kj, &vj, mask))
+            })
+        });
+        parts
+            .reduce(|x, y| ch13::merge::merge(&x, &y))
+            .expect("a pair")
+    });
+    let (outs, lses): (Vec<Tensor>, Vec<Tensor>) = rows.map(|x| (x.out, x.lse)).unzip();
+    Partial {
+        out: Tensor::cat(&outs, 2),
+        lse: Tensor::cat(&lses, 2),
+    }
+}
+
+/// The causal rule on `a` against `b`: earlier in full, the same on the diagonal, later
+/// skipped.
+fn by_place(b: usize, a: usize) -> Option<Mask> {
+    match b.cmp(&a) {
+        std::cmp::Ordering::Less => Some(Mask::Full),
+        std::cmp::Ordering::Equal => Some(Mask::Diagonal),
+        std::cmp::Ordering::Greater => None,
+    }
+}
+
+// ANCHOR: zigzag_mistakes
+/// Mistake 3: ex 13.3 with ex 13.2's rule, the mask chosen by rank (src against r).
+const RANK_RULE: ZigZag = |w, q, k, v| zigzag_with(w, q, k, v, |_, _, r, src| by_place(src, r));
+
+/// Mistake 4: ex 13.3 attending a chunk's own keys without the causal mask.
+const DIAGONAL_UNMASKED: ZigZag =
+    |w, q, k, v| zigzag_with(w, q, k, v, |i, j, _, _| (j <= i).then_some(Mask::Full));
+// ANCHOR_END: zigzag_mistakes
+
+toolkit::mpi_test! {
+    fn ex13_3_mistakes_are_named(world at &[3]) {
+        check_zigzag(world, |w, q, k, v| zigzag_with(w, q, k, v, |i, j, _, _| by_place(j, i)))?;
+        for (mistake, cause) in [
+            (RANK_RULE, "chosen by rank"),
+            (DIAGONAL_UNMASKED, "without the causal mask"),
+        ] {
+            match check_zigzag(world, mistake) {
+                Ok(()) => return Err(format!("the check passed a planted mistake ({cause})")),
+                Err(why) if why.contains(cause) => println!("{why}"),
+                Err(why) => return Err(format!("the message changed: {why}")),
+            }
+        }
+        Ok(())
     }
 }

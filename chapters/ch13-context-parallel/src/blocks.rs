@@ -1,8 +1,9 @@
 //! Given: the sequence cut into one block per rank, and a key/value block as one flat
-//! message.
+//! message; the zig-zag layout and the causal work each layout gives a rank.
 //!
 //! In the plain layout rank `r` of `p` holds tokens `r·t .. (r+1)·t` (`t = seq / p`) of
-//! the queries, the keys and the values. Ring attention (ex 13.2) passes each key/value
+//! the queries, the keys and the values. In the zig-zag layout (ex 13.3) it holds two
+//! chunks of `seq / 2p` tokens, `r` and `2p - 1 - r`. Ring attention (ex 13.2) passes each key/value
 //! block from rank to rank: [`pack`] puts `k` and `v` one after the other in an f64
 //! buffer, [`unpack`] takes them out again. Nothing to run here: the exercises, the lab and
 //! the tests use it.
@@ -44,5 +45,45 @@ pub fn blocks_attended(rank: usize, p: usize, causal: bool) -> usize {
         rank + 1
     } else {
         p
+    }
+}
+
+/// The two chunks rank `rank` of `p` holds in the zig-zag layout, where the sequence is cut
+/// into `2p` chunks: chunk `rank` (early) and chunk `2p - 1 - rank` (late), so that every
+/// rank holds as much of the causal mask's work as every other.
+pub fn zigzag_chunks(rank: usize, p: usize) -> [usize; 2] {
+    [rank, 2 * p - 1 - rank]
+}
+
+/// Rank `rank`'s part of `x` (`[batch, heads, seq, head_dim]`) in the zig-zag layout: its
+/// two chunks of `seq / 2p` tokens ([`zigzag_chunks`]), one after the other along the
+/// sequence (`2p` must divide `seq`).
+pub fn zigzag_of(x: &Tensor, rank: usize, p: usize) -> Tensor {
+    let chunks: Vec<Tensor> = zigzag_chunks(rank, p)
+        .iter()
+        .map(|&c| block_of(x, c, 2 * p))
+        .collect();
+    Tensor::cat(&chunks, 2)
+}
+
+/// How the sequence is cut over the ranks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// One block of `seq / p` tokens per rank, in order ([`block_of`]).
+    Plain,
+    /// Two chunks of `seq / 2p` tokens per rank, `r` and `2p - 1 - r` ([`zigzag_of`]).
+    ZigZag,
+}
+
+/// The pairs of a query chunk and a key chunk (each `seq / 2p` tokens) that rank `rank` of
+/// `p` computes under a causal mask, a pair on the diagonal counted as one: in the plain
+/// layout its block of two chunks against each earlier block (4 pairs each) and its own (3
+/// pairs: the upper one is all future), `4 rank + 3`; in the zig-zag layout 3 pairs with
+/// its own chunks and 2 with every other rank's, `2p + 1` on every rank. Both sum to
+/// `p (2p + 1)` over the ranks.
+pub fn pairs_computed(rank: usize, p: usize, layout: Layout) -> usize {
+    match layout {
+        Layout::Plain => 4 * rank + 3,
+        Layout::ZigZag => 2 * p + 1,
     }
 }

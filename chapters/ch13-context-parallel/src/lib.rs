@@ -2,7 +2,8 @@
 //! ranks. The softmax of a query over all keys comes together exactly from its parts, by
 //! their log-sum-exps (ex 13.1); ring attention passes the key/value blocks round the
 //! ranks while each computes with the block it holds (ex 13.2), skipping the blocks a
-//! causal mask leaves wholly in the future.
+//! causal mask leaves wholly in the future; the zig-zag layout gives every rank the same
+//! share of that causal work (ex 13.3).
 //!
 //! Run the lab with `make run CH=13` (`ring_attention`: the sequence over the ranks,
 //! causal and not: the blocks each rank attends to, its time, and the largest difference
@@ -12,16 +13,19 @@
 //! - [`partial`]: attention over one block of keys as a [`partial::Partial`] (output and
 //!   log-sum-exp), and the one-process reference;
 //! - [`blocks`]: each rank's block of the sequence, a key/value block as one message, the
-//!   blocks a rank attends to;
-//! - [`flags`]: the lab's flags, refused in one line before MPI starts.
+//!   blocks a rank attends to; the zig-zag layout and the chunk pairs each rank computes;
+//! - [`flags`]: the labs' flags, refused in one line before MPI starts;
+//! - [`timing`]: how the labs time a rank's work, alone and all ranks together.
 //!
 //! Your part (stubs; `--features solution` compiles the answers from `solutions/`):
-//! [`merge`] (ex 13.1: two partial attentions merged by their log-sum-exp) and [`ring`]
-//! (ex 13.2: ring attention, forward).
+//! [`merge`] (ex 13.1: two partial attentions merged by their log-sum-exp), [`ring`]
+//! (ex 13.2: ring attention, forward) and [`zigzag`] (ex 13.3: the same in the zig-zag
+//! layout, every rank the same causal work).
 
 pub mod blocks;
 pub mod flags;
 pub mod partial;
+pub mod timing;
 
 #[cfg_attr(
     feature = "solution",
@@ -34,3 +38,9 @@ pub mod merge;
     path = "../../../solutions/ch13-context-parallel/ring.rs"
 )]
 pub mod ring;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch13-context-parallel/zigzag.rs"
+)]
+pub mod zigzag;

@@ -10,3 +10,4 @@ mod common;
 mod flags;
 mod merge;
 mod ring;
+mod zigzag;

@@ -16,13 +16,13 @@ use ch13::flags::from_args;
 use ch13::merge::merge;
 use ch13::partial::{attend_block, full_attention, Mask};
 use ch13::ring::ring_forward;
+use ch13::timing::{best_of_3, every_rank_alone};
 use mpi::traits::*;
-use std::time::Instant;
 use tch::{Device, Kind, Tensor};
 use toolkit::gate::unless_todo;
 
 fn main() {
-    let flags = from_args(trainer_kit::cli::ranks_from_env());
+    let flags = from_args("ring_attention", trainer_kit::cli::ranks_from_env(), 1);
     let universe = toolkit::init();
     let world = universe.world();
     let (rank, p) = (world.rank() as usize, world.size() as usize);
@@ -37,16 +37,6 @@ fn main() {
     let [q, k, v] = [0; 3].map(|_| Tensor::randn(shape, (Kind::Double, Device::Cpu)));
     let mine = |x: &Tensor| block_of(x, rank, p);
     let (mq, mk, mv) = (mine(&q), mine(&k), mine(&v));
-    let best_of_3 = |f: &dyn Fn()| {
-        (0..3)
-            .map(|_| {
-                world.barrier();
-                let t = Instant::now();
-                f();
-                t.elapsed().as_secs_f64()
-            })
-            .fold(f64::MAX, f64::min)
-    };
     // Rank `r`'s attention to its blocks with no communication: its work alone.
     let alone = |r: usize, causal: bool| {
         let last = if causal { r } else { p - 1 };
@@ -62,26 +52,11 @@ fn main() {
             })
             .reduce(|a, b| merge(&a, &b))
     };
-    // Every rank's work alone, timed by rank 0 in one process, the ranks in turn over 5
-    // rounds (the best of each), while the other ranks sleep in a barrier: no rank's time
-    // includes another's use of the cores, nor a difference between processes.
-    let every_rank_alone = |causal: bool| {
-        let mut best = vec![f64::MAX; p];
-        if rank == 0 {
-            for _ in 0..5 {
-                for (r, b) in best.iter_mut().enumerate() {
-                    let t = Instant::now();
-                    drop(alone(r, causal));
-                    *b = b.min(t.elapsed().as_secs_f64());
-                }
-            }
-        }
-        quiet_barrier(&world);
-        best
-    };
     let rows = |causal: bool| {
-        let work = every_rank_alone(causal);
-        let ring = best_of_3(&|| drop(ring_forward(&world, &mq, &mk, &mv, causal)));
+        let work = every_rank_alone(&world, |r| drop(alone(r, causal)));
+        let ring = best_of_3(&world, &|| {
+            drop(ring_forward(&world, &mq, &mk, &mv, causal))
+        });
         let got = ring_forward(&world, &mq, &mk, &mv, causal).out;
         let want = block_of(&full_attention(&q, &k, &v, causal), rank, p);
         let err = (got - want).abs().max().double_value(&[]);
@@ -136,16 +111,4 @@ fn main() {
          once; err: the largest |ours - one process| in the rank's rows)",
         p * p
     );
-}
-
-/// A barrier whose waiting ranks sleep between polls instead of spinning on a core.
-fn quiet_barrier(world: &mpi::topology::SimpleCommunicator) {
-    let mut request = world.immediate_barrier();
-    loop {
-        match request.test() {
-            Ok(_) => return,
-            Err(pending) => request = pending,
-        }
-        std::thread::sleep(std::time::Duration::from_micros(200));
-    }
 }

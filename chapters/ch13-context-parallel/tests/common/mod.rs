@@ -3,6 +3,8 @@
 //! check and gets the same message.
 #![allow(dead_code)] // each test file uses part of it
 
+pub mod zigzag;
+
 use ch13::blocks::block_of;
 use ch13::partial::{attend_block, full_attention, Mask, Partial};
 use mpi::topology::SimpleCommunicator;
@@ -33,7 +35,8 @@ pub fn far(a: &Tensor, b: &Tensor) -> f64 {
     }
 }
 
-const EXACT: f64 = 1e-12;
+/// How close ours must be to one process's attention.
+pub const EXACT: f64 = 1e-12;
 
 /// Ex 13.1's check: the keys cut at random into 2 to 4 parts, each part's attention
 /// merged left to right and right to left, against the attention over all keys (out and
