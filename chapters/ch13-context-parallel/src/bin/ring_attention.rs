@@ -52,6 +52,13 @@ fn main() {
             })
             .reduce(|a, b| merge(&a, &b))
     };
+    // Ex 13.1 first, on every rank at once: an unfinished merge stops all ranks here, not
+    // rank 0 alone while it times the work alone (which merges) and the others wait.
+    let probe = || {
+        let one = |x: &Tensor| x.narrow(2, 0, 1);
+        let tiny = attend_block(&one(&q), &one(&k), &one(&v), Mask::Full);
+        drop(merge(&tiny, &tiny));
+    };
     let rows = |causal: bool| {
         let work = every_rank_alone(&world, |r| drop(alone(r, causal)));
         let ring = best_of_3(&world, &|| {
@@ -62,7 +69,10 @@ fn main() {
         let err = (got - want).abs().max().double_value(&[]);
         (work, [ring, err])
     };
-    let runs = unless_todo(&world, || [rows(true), rows(false)]);
+    let runs = unless_todo(&world, || {
+        probe();
+        [rows(true), rows(false)]
+    });
     let [(causal_alone, causal), (full_alone, full)] =
         runs.unwrap_or_else(|task| toolkit::gate::stop_unfinished(&world, "ring_attention", &task));
     let row = [causal[0], full[0], causal[1], full[1]];

@@ -56,7 +56,15 @@ fn main() {
         };
         rows.map(row).into()
     };
+    // Ex 13.1 first, on every rank at once: an unfinished merge stops all ranks here, not
+    // rank 0 alone while it times the work alone (which merges) and the others wait.
+    let probe = || {
+        let one = |x: &Tensor| x.narrow(2, 0, 1);
+        let tiny = attend_block(&one(&q), &one(&k), &one(&v), Mask::Full);
+        drop(merge(&tiny, &tiny));
+    };
     let run = || {
+        probe();
         let plain = |x: &Tensor| block_of(x, rank, p);
         let zig = |x: &Tensor| zigzag_of(x, rank, p);
         let alone_plain = every_rank_alone(&world, |r| drop(alone(r, Layout::Plain)));
