@@ -2,7 +2,8 @@
 //! about them: ex 13.1's merge without the max shift (its exponentials overflow), and ex
 //! 13.2's ring that attends to its own block without the causal mask, and ex 13.3's
 //! zig-zag ring that chooses the mask by rank as ex 13.2 does, or attends a chunk's own
-//! keys unmasked, under mpirun at 3 ranks (`toolkit::mpi_test!`).
+//! keys unmasked, under mpirun at 3 ranks (`toolkit::mpi_test!`); ex 13.4's Ulysses
+//! without its all-to-alls, at 2 ranks.
 //!
 //! Run: `cargo test -p ch13-context-parallel --features solution --test planted_mistakes
 //! -- --nocapture` to read the messages.
@@ -12,6 +13,7 @@ mod common;
 
 use ch13::blocks::{pack, unpack, zigzag_chunks};
 use ch13::partial::{attend_block, Mask, Partial};
+use common::ulysses::check_ulysses;
 use common::zigzag::{check_zigzag, ZigZag};
 use common::{check_merge, check_ring};
 use mpi::topology::SimpleCommunicator;
@@ -155,5 +157,25 @@ toolkit::mpi_test! {
             }
         }
         Ok(())
+    }
+}
+
+// ANCHOR: own_block_only
+/// Mistake 5: ex 13.4 without the all-to-alls: this rank's block attends to itself.
+fn own_block_only(_: &SimpleCommunicator, q: &Tensor, k: &Tensor, v: &Tensor, c: bool) -> Tensor {
+    ch13::partial::full_attention(q, k, v, c)
+}
+// ANCHOR_END: own_block_only
+
+toolkit::mpi_test! {
+    fn ex13_4_own_block_only_is_named(world at &[2]) {
+        match check_ulysses(world, own_block_only) {
+            Ok(()) => Err("the check passed a planted mistake".into()),
+            Err(why) if why.contains("this rank's own block only") => {
+                println!("{why}");
+                Ok(())
+            }
+            Err(why) => Err(format!("the message changed: {why}")),
+        }
     }
 }

@@ -49,6 +49,22 @@ impl RingFlags {
     }
 }
 
+impl RingFlags {
+    /// Refuses heads that `ranks` ranks cannot split evenly (Ulysses gives each rank
+    /// `heads / ranks` of them), naming a count that works.
+    pub fn check_heads(&self, ranks: usize) -> Result<(), String> {
+        if self.heads.is_multiple_of(ranks) {
+            return Ok(());
+        }
+        Err(format!(
+            "--heads {}: {ranks} ranks do not split them evenly (Ulysses gives each rank heads / \
+             ranks of them); --heads {} does",
+            self.heads,
+            self.heads.div_ceil(ranks) * ranks
+        ))
+    }
+}
+
 /// Lab `program`'s flags from its command line: `--help` printed (exit 0), a bad flag or a
 /// sequence the ranks (`ranks`, `per_rank` parts each) cannot split refused in one line
 /// (exit 2), before MPI starts.

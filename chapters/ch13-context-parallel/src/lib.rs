@@ -3,7 +3,8 @@
 //! their log-sum-exps (ex 13.1); ring attention passes the key/value blocks round the
 //! ranks while each computes with the block it holds (ex 13.2), skipping the blocks a
 //! causal mask leaves wholly in the future; the zig-zag layout gives every rank the same
-//! share of that causal work (ex 13.3).
+//! share of that causal work (ex 13.3). Ulysses cuts the heads instead, for the length of
+//! the attention, with two all-to-alls (ex 13.4).
 //!
 //! Run the lab with `make run CH=13` (`ring_attention`: the sequence over the ranks,
 //! causal and not: the blocks each rank attends to, its time, and the largest difference
@@ -19,8 +20,9 @@
 //!
 //! Your part (stubs; `--features solution` compiles the answers from `solutions/`):
 //! [`merge`] (ex 13.1: two partial attentions merged by their log-sum-exp), [`ring`]
-//! (ex 13.2: ring attention, forward) and [`zigzag`] (ex 13.3: the same in the zig-zag
-//! layout, every rank the same causal work).
+//! (ex 13.2: ring attention, forward), [`zigzag`] (ex 13.3: the same in the zig-zag
+//! layout, every rank the same causal work) and [`ulysses`] (ex 13.4: attention by heads,
+//! between two all-to-alls).
 
 pub mod blocks;
 pub mod flags;
@@ -44,3 +46,9 @@ pub mod ring;
     path = "../../../solutions/ch13-context-parallel/zigzag.rs"
 )]
 pub mod zigzag;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch13-context-parallel/ulysses.rs"
+)]
+pub mod ulysses;

@@ -29,4 +29,9 @@ fn bad_lab_flags_are_refused_in_one_line() {
         "{why}"
     );
     assert!(flags.check(5, 2).is_ok());
+    let why = flags
+        .check_heads(8)
+        .expect_err("8 ranks do not split 4 heads");
+    assert!(why.contains("--heads 8"), "{why}");
+    assert!(flags.check_heads(2).is_ok());
 }

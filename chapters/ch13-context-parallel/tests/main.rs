@@ -10,4 +10,5 @@ mod common;
 mod flags;
 mod merge;
 mod ring;
+mod ulysses;
 mod zigzag;
