@@ -3,7 +3,8 @@
 //! 13.2's ring that attends to its own block without the causal mask, and ex 13.3's
 //! zig-zag ring that chooses the mask by rank as ex 13.2 does, or attends a chunk's own
 //! keys unmasked, under mpirun at 3 ranks (`toolkit::mpi_test!`); ex 13.4's Ulysses
-//! without its all-to-alls, at 2 ranks.
+//! without its all-to-alls, at 2 ranks; ex 13.5's backward whose gradient accumulators
+//! miss their last hop home, at 3 ranks.
 //!
 //! Run: `cargo test -p ch13-context-parallel --features solution --test planted_mistakes
 //! -- --nocapture` to read the messages.
@@ -11,8 +12,10 @@
 #[path = "../../chapters/ch13-context-parallel/tests/common/mod.rs"]
 mod common;
 
+use ch13::backward::Grads;
 use ch13::blocks::{pack, unpack, zigzag_chunks};
 use ch13::partial::{attend_block, Mask, Partial};
+use common::backward::check_backward;
 use common::ulysses::check_ulysses;
 use common::zigzag::{check_zigzag, ZigZag};
 use common::{check_merge, check_ring};
@@ -172,6 +175,45 @@ toolkit::mpi_test! {
         match check_ulysses(world, own_block_only) {
             Ok(()) => Err("the check passed a planted mistake".into()),
             Err(why) if why.contains("this rank's own block only") => {
+                println!("{why}");
+                Ok(())
+            }
+            Err(why) => Err(format!("the message changed: {why}")),
+        }
+    }
+}
+
+// ANCHOR: last_hop_missing
+/// Mistake 6: ex 13.5 without the accumulators' last hop: rank r ends holding the dK, dV of
+/// block r + 1 (made here from the solution's, passed one rank back).
+fn last_hop_missing(
+    world: &SimpleCommunicator,
+    q: &Tensor,
+    k: &Tensor,
+    v: &Tensor,
+    fwd: &Partial,
+    dout: &Tensor,
+    causal: bool,
+) -> Grads {
+    let g = ch13::backward::ring_backward(world, q, k, v, fwd, dout, causal);
+    let (r, p) = (world.rank(), world.size());
+    let acc = pack(&g.dk, &g.dv);
+    let mut came = vec![0f64; acc.len()];
+    let (to, from) = (
+        world.process_at_rank((r + p - 1) % p),
+        world.process_at_rank((r + 1) % p),
+    );
+    mpi::point_to_point::send_receive_into(&acc[..], &to, &mut came[..], &from);
+    let (dk, dv) = unpack(&came, &k.size());
+    Grads { dq: g.dq, dk, dv }
+}
+// ANCHOR_END: last_hop_missing
+
+toolkit::mpi_test! {
+    fn ex13_5_last_hop_missing_is_named(world at &[3]) {
+        match check_backward(world, last_hop_missing) {
+            Ok(()) => Err("the check passed a planted mistake".into()),
+            Err(why) if why.contains("one hop from home") => {
                 println!("{why}");
                 Ok(())
             }

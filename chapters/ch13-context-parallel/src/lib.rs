@@ -15,17 +15,19 @@
 //!   log-sum-exp), and the one-process reference;
 //! - [`blocks`]: each rank's block of the sequence, a key/value block as one message, the
 //!   blocks a rank attends to; the zig-zag layout and the chunk pairs each rank computes;
+//! - [`grads`]: the gradients of attention over one block of keys, from the forward's lse;
 //! - [`flags`]: the labs' flags, refused in one line before MPI starts;
 //! - [`timing`]: how the labs time a rank's work, alone and all ranks together.
 //!
 //! Your part (stubs; `--features solution` compiles the answers from `solutions/`):
 //! [`merge`] (ex 13.1: two partial attentions merged by their log-sum-exp), [`ring`]
 //! (ex 13.2: ring attention, forward), [`zigzag`] (ex 13.3: the same in the zig-zag
-//! layout, every rank the same causal work) and [`ulysses`] (ex 13.4: attention by heads,
-//! between two all-to-alls).
+//! layout, every rank the same causal work), [`ulysses`] (ex 13.4: attention by heads,
+//! between two all-to-alls) and [`backward`] (ex 13.5: ring attention's backward pass).
 
 pub mod blocks;
 pub mod flags;
+pub mod grads;
 pub mod partial;
 pub mod timing;
 
@@ -52,3 +54,9 @@ pub mod zigzag;
     path = "../../../solutions/ch13-context-parallel/ulysses.rs"
 )]
 pub mod ulysses;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch13-context-parallel/backward.rs"
+)]
+pub mod backward;

@@ -7,6 +7,7 @@
 
 mod common;
 
+mod backward;
 mod flags;
 mod merge;
 mod ring;

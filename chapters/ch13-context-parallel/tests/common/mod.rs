@@ -3,6 +3,7 @@
 //! check and gets the same message.
 #![allow(dead_code)] // each test file uses part of it
 
+pub mod backward;
 pub mod ulysses;
 pub mod zigzag;
 
