@@ -33,6 +33,11 @@
 #         process, one thread) against scripts/anchors/moe_layer.py, the same layer, data
 #         and seed in PyTorch, at three sizes, and the two runs' losses step by step (the
 #         job: scripts/anchors/moe_job.py)
+#   ch13: the attention kernel alone, one process, one thread, f32 (PyTorch's context
+#         parallelism does not run on the CPU: the job probes it and says why): ours in
+#         blocks (`attention_bench --mode blocks`) against scaled_dot_product_attention,
+#         scripts/anchors/attn_sdpa.py; the second column ours in one piece (the job:
+#         scripts/anchors/attn_job.py)
 #   ch14: the lab `mixed` at one rank (chapter 6's CNN in f32, bf16 and f16 on f32 master
 #         weights, one thread) against torch.autocast (GradScaler for f16) on the same
 #         model, data order and optimizer, scripts/anchors/amp_cnn.py; the second column is
@@ -40,10 +45,10 @@
 # Ours runs twice per round: as `make run` does, and with Open MPI's
 # `mpi_yield_when_idle=1` (a waiting rank yields its core instead of polling: what a loaded
 # machine needs); chapter 11's one process never waits, so its second run is the
-# expert-parallel step on one rank instead (the same layer through its exchanges), and
-# chapter 14's is the lab's scheme in PyTorch. Prints one table (each run's figure, the medians, ours / PyTorch) and
+# expert-parallel step on one rank instead (the same layer through its exchanges),
+# chapter 13's is ours in one piece, and chapter 14's is the lab's scheme in PyTorch. Prints one table (each run's figure, the medians, ours / PyTorch) and
 # writes the rows of
-# each chapter to book/src/chNN-*/output/anchors.txt for chapters 06 to 09, 11 and 14 (the pages
+# each chapter to book/src/chNN-*/output/anchors.txt for chapters 06 to 09, 11, 13 and 14 (the pages
 # include them). `--only 08` runs one chapter's rows (and writes its file). `--load` (make
 # anchors LOAD=1) runs it all under a second job that takes every core (scripts/anchors/
 # load.py, one busy process per core, each in a session of its own): ours as `make run`
@@ -61,6 +66,7 @@ import sys
 import time
 
 import amp_job
+import attn_job
 import cnn_jobs
 import moe_job
 from common import NOT_A_GUEST, NP, ROOT, YIELD, release_bin, run, second_job, torchrun
@@ -168,7 +174,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=2, help="runs of each, alternating")
     ap.add_argument("--no-write", action="store_true", help="print only")
-    ap.add_argument("--only", choices=["06", "07", "08", "09", "11", "14"], help="one chapter's rows")
+    ap.add_argument("--only", choices=["06", "07", "08", "09", "11", "13", "14"], help="one chapter's rows")
     ap.add_argument("--load", action="store_true", help="under a second job taking every core")
     args = ap.parse_args()
     with second_job(os.cpu_count() or 1) if args.load else contextlib.nullcontext():
@@ -182,8 +188,9 @@ def compare(args):
     second = (("ours, polling (WORKBOOK_SHARED=0)", "polling") if args.load
               else ("ours, yielding", "yielding"))
     # The second column where it is not the other wait, and the function that runs it.
-    seconds = {"11": moe_job.SECOND, "14": amp_job.SECOND}
-    second_sides = {"11": moe_job.second_side, "14": amp_job.second_side}
+    seconds = {"11": moe_job.SECOND, "13": attn_job.SECOND, "14": amp_job.SECOND}
+    second_sides = {"11": moe_job.second_side, "13": attn_job.second_side,
+                    "14": amp_job.second_side}
 
     cores = os.cpu_count() or 1
     jobs = cnn_jobs.jobs_ch06()
@@ -205,6 +212,7 @@ def compare(args):
                  f"torch.distributed.tensor.parallel + loss_parallel (gloo), scripts/anchors/gpt.py",
                  ours_ch09_gpt, torch_ch09_gpt, ()))
     jobs += moe_job.jobs(run, release_bin)
+    jobs += attn_job.jobs(run, release_bin)
     jobs += amp_job.jobs(run, release_bin)
     jobs = [j for j in jobs if args.only in (None, j[0])]
     results = {what: ([], [], []) for _, what, *_ in jobs}
@@ -224,7 +232,7 @@ def compare(args):
                 after = resource.getrusage(resource.RUSAGE_CHILDREN)
                 cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
                 cores_used[what][side].append(cpu / (time.time() - t0))
-                unit = "tokens/s" if chapter in ("09", "11") else "samples/s"
+                unit = "tokens/s" if chapter in ("09", "11", "13") else "samples/s"
                 label = seconds.get(chapter, second)[1]
                 print(f"round {r + 1}: ch{chapter} {what}: {['ours', label, 'PyTorch'][side]} "
                       f"{results[what][side][-1]:,.0f} {unit}", file=sys.stderr, flush=True)
@@ -242,11 +250,13 @@ def compare(args):
     if {"06", "08"} & {j[0] for j in jobs}:
         header += "\n" + cnn_jobs.placement_note()
     rows = [(c, w, *results[w]) for c, w, *_ in jobs]
-    units = {"09": "tokens/s", "11": "tokens/s"}  # the trainers' rows are samples/s
+    units = {"09": "tokens/s", "11": "tokens/s", "13": "tokens/s"}  # the trainers' rows are samples/s
     per_chapter = {}
     for row in rows:
         per_chapter.setdefault(row[0], []).append(row)
     notes = {"11": moe_job.agreement()} if "11" in per_chapter else {}
+    if "13" in per_chapter:
+        notes["13"] = attn_job.agreement()
     if "14" in per_chapter:
         notes["14"] = amp_job.agreement()
     if args.load:  # under the second job: what share of the machine each side got
@@ -273,7 +283,8 @@ def compare(args):
     if not args.no_write:
         for chapter, folder in [("06", "ch06-data-parallel"), ("07", "ch07-pipeline"),
                                 ("08", "ch08-sharded"), ("09", "ch09-tensor-parallel"),
-                                ("11", "ch11-experts"), ("14", "ch14-precision")]:
+                                ("11", "ch11-experts"), ("13", "ch13-context-parallel"),
+                                ("14", "ch14-precision")]:
             if chapter not in per_chapter:
                 continue
             name = "anchors-loaded.txt" if args.load else "anchors.txt"
