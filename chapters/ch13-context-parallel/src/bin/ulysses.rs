@@ -124,11 +124,16 @@ fn main() {
             x[3]
         );
     }
+    let here = match p {
+        1 => "at one rank neither sends anything".to_string(),
+        _ => format!(
+            "the ring sends p/2 = {:.1} x Ulysses' bytes here",
+            p as f64 / 2.0
+        ),
+    };
     println!(
         "formulas (a block: t x H x d values of 8 B): the ring sends (p - 1) x 2 blocks (k and v, \
          every step but the last), the same at any p; Ulysses 4 x (p - 1)/p blocks (q, k and v \
-         to the heads' ranks, the output back), less as p grows: the ring sends p/2 = {:.1} x \
-         Ulysses' bytes here",
-        p as f64 / 2.0
+         to the heads' ranks, the output back), less as p grows: {here}"
     );
 }
