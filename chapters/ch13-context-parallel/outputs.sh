@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Chapter 13's captures for the book beyond its labs' own (ring_attention.txt, zigzag.txt,
 # ulysses.txt and backward.txt at 4 ranks): the labs at NP=8, and a sequence or heads the ranks cannot
-# split refused in one line before MPI starts. `make outputs CH=13` runs the lab, then this script from the repository root
+# split refused in one line before MPI starts; the ulysses lab at 1x, 2x and 4x the
+# default context. `make outputs CH=13` runs the lab, then this script from the repository root
 # (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.
 set -euo pipefail
 MAKE=${MAKE:-make}
@@ -12,6 +13,10 @@ book=book/src/ch13-context-parallel
   $MAKE -s --no-print-directory run CH=13 BIN=zigzag NP=8 SOLUTION=1 2>&1; } > $book/output/zigzag-np8.txt
 { echo "\$ make run CH=13 BIN=ulysses NP=8 SOLUTION=1 ARGS='--heads 8'";
   $MAKE -s --no-print-directory run CH=13 BIN=ulysses NP=8 SOLUTION=1 ARGS='--heads 8' 2>&1; } > $book/output/ulysses-np8.txt
+{ echo "\$ for n in 1536 3072 6144; do make run CH=13 BIN=ulysses SOLUTION=1 ARGS=\"--seq \$n\"; done   # the context 1x, 2x, 4x";
+  for n in 1536 3072 6144; do
+    $MAKE -s --no-print-directory run CH=13 BIN=ulysses SOLUTION=1 ARGS="--seq $n" 2>&1 | grep -v '^\[workbook\]\|^formulas';
+  done; } > $book/output/ulysses-by-length.txt
 { echo "\$ make run CH=13 BIN=backward NP=8 SOLUTION=1";
   $MAKE -s --no-print-directory run CH=13 BIN=backward NP=8 SOLUTION=1 2>&1; } > $book/output/backward-np8.txt
 { echo "\$ make run CH=13 NP=8 SOLUTION=1 ARGS='--seq 100'";
@@ -20,4 +25,4 @@ book=book/src/ch13-context-parallel
   $MAKE -s --no-print-directory run CH=13 BIN=zigzag NP=3 SOLUTION=1 ARGS='--seq 100' 2>&1 || true;
   echo "\$ make run CH=13 BIN=ulysses NP=8 SOLUTION=1";
   $MAKE -s --no-print-directory run CH=13 BIN=ulysses NP=8 SOLUTION=1 2>&1 || true; } > $book/output/bad-flags.txt
-echo "outputs: wrote $book/output/ring_attention-np8.txt, zigzag-np8.txt, ulysses-np8.txt, backward-np8.txt, bad-flags.txt"
+echo "outputs: wrote $book/output/ring_attention-np8.txt, zigzag-np8.txt, ulysses-np8.txt, ulysses-by-length.txt, backward-np8.txt, bad-flags.txt"
