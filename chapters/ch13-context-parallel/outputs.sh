@@ -2,7 +2,7 @@
 # Chapter 13's captures for the book beyond its labs' own (ring_attention.txt, zigzag.txt,
 # ulysses.txt and backward.txt at 4 ranks): the labs at NP=8, and a sequence or heads the ranks cannot
 # split refused in one line before MPI starts; the ulysses lab at 1x, 2x and 4x the
-# default context. `make outputs CH=13` runs the lab, then this script from the repository root
+# default context; the attention benchmark (blocks against one piece, one thread). `make outputs CH=13` runs the lab, then this script from the repository root
 # (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.
 set -euo pipefail
 MAKE=${MAKE:-make}
@@ -17,6 +17,8 @@ book=book/src/ch13-context-parallel
   for n in 1536 3072 6144; do
     $MAKE -s --no-print-directory run CH=13 BIN=ulysses SOLUTION=1 ARGS="--seq $n" 2>&1 | grep -v '^\[workbook\]\|^formulas';
   done; } > $book/output/ulysses-by-length.txt
+{ echo "\$ OMP_NUM_THREADS=1 cargo run -q --release -p ch13-context-parallel --features solution --bin attention_bench";
+  OMP_NUM_THREADS=1 cargo run -q --release -p ch13-context-parallel --features solution --bin attention_bench 2>&1; } > $book/output/attention-bench.txt
 { echo "\$ make run CH=13 BIN=backward NP=8 SOLUTION=1";
   $MAKE -s --no-print-directory run CH=13 BIN=backward NP=8 SOLUTION=1 2>&1; } > $book/output/backward-np8.txt
 { echo "\$ make run CH=13 NP=8 SOLUTION=1 ARGS='--seq 100'";
@@ -25,4 +27,4 @@ book=book/src/ch13-context-parallel
   $MAKE -s --no-print-directory run CH=13 BIN=zigzag NP=3 SOLUTION=1 ARGS='--seq 100' 2>&1 || true;
   echo "\$ make run CH=13 BIN=ulysses NP=8 SOLUTION=1";
   $MAKE -s --no-print-directory run CH=13 BIN=ulysses NP=8 SOLUTION=1 2>&1 || true; } > $book/output/bad-flags.txt
-echo "outputs: wrote $book/output/ring_attention-np8.txt, zigzag-np8.txt, ulysses-np8.txt, ulysses-by-length.txt, backward-np8.txt, bad-flags.txt"
+echo "outputs: wrote $book/output/ring_attention-np8.txt, zigzag-np8.txt, ulysses-np8.txt, ulysses-by-length.txt, attention-bench.txt, backward-np8.txt, bad-flags.txt"
