@@ -1,21 +1,13 @@
 //! Chapter 13 exercise 13.5: solution.
 
 use crate::blocks::{pack, unpack};
-use crate::grads::{block_grads, row_dot};
+use crate::grads::{block_grads, row_dot, Grads};
 use crate::partial::{Mask, Partial};
 use mpi::point_to_point::send_receive_into;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::cmp::Ordering;
 use tch::Tensor;
-
-/// This rank's gradients: of its queries, keys and values (each the shape of its block).
-#[derive(Debug)]
-pub struct Grads {
-    pub dq: Tensor,
-    pub dk: Tensor,
-    pub dv: Tensor,
-}
 
 // ANCHOR: ring_backward
 /// k, v sent on before the compute; the accumulators after it, and once more at the end.

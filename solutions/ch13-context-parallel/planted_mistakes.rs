@@ -12,8 +12,8 @@
 #[path = "../../chapters/ch13-context-parallel/tests/common/mod.rs"]
 mod common;
 
-use ch13::backward::Grads;
 use ch13::blocks::{pack, unpack, zigzag_chunks};
+use ch13::grads::Grads;
 use ch13::partial::{attend_block, Mask, Partial};
 use common::backward::check_backward;
 use common::ulysses::check_ulysses;
@@ -22,6 +22,19 @@ use common::{check_merge, check_ring};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use tch::Tensor;
+
+/// A planted mistake's check result: `Ok` when it failed with a message that says
+/// `cause` (printed), an `Err` that says what went wrong otherwise.
+fn named(result: Result<(), String>, cause: &str) -> Result<(), String> {
+    match result {
+        Ok(()) => Err(format!("the check passed a planted mistake ({cause})")),
+        Err(why) if why.contains(cause) => {
+            println!("{why}");
+            Ok(())
+        }
+        Err(why) => Err(format!("the message changed: {why}")),
+    }
+}
 
 // ANCHOR: no_max_shift
 /// Mistake 1: ex 13.1 as the formula reads, `ln(e^lse_a + e^lse_b)`, without the shift.
@@ -77,14 +90,7 @@ fn unmasked_diagonal(
 
 toolkit::mpi_test! {
     fn an_unmasked_diagonal_block_is_named(world at &[3]) {
-        match check_ring(world, unmasked_diagonal) {
-            Ok(()) => Err("the check passed a planted mistake".into()),
-            Err(why) if why.contains("without the causal mask") => {
-                println!("{why}");
-                Ok(())
-            }
-            Err(why) => Err(format!("the message changed: {why}")),
-        }
+        named(check_ring(world, unmasked_diagonal), "without the causal mask")
     }
 }
 
@@ -153,11 +159,7 @@ toolkit::mpi_test! {
             (RANK_RULE, "chosen by rank"),
             (DIAGONAL_UNMASKED, "without the causal mask"),
         ] {
-            match check_zigzag(world, mistake) {
-                Ok(()) => return Err(format!("the check passed a planted mistake ({cause})")),
-                Err(why) if why.contains(cause) => println!("{why}"),
-                Err(why) => return Err(format!("the message changed: {why}")),
-            }
+            named(check_zigzag(world, mistake), cause)?;
         }
         Ok(())
     }
@@ -172,14 +174,7 @@ fn own_block_only(_: &SimpleCommunicator, q: &Tensor, k: &Tensor, v: &Tensor, c:
 
 toolkit::mpi_test! {
     fn ex13_4_own_block_only_is_named(world at &[2]) {
-        match check_ulysses(world, own_block_only) {
-            Ok(()) => Err("the check passed a planted mistake".into()),
-            Err(why) if why.contains("this rank's own block only") => {
-                println!("{why}");
-                Ok(())
-            }
-            Err(why) => Err(format!("the message changed: {why}")),
-        }
+        named(check_ulysses(world, own_block_only), "this rank's own block only")
     }
 }
 
@@ -211,13 +206,6 @@ fn last_hop_missing(
 
 toolkit::mpi_test! {
     fn ex13_5_last_hop_missing_is_named(world at &[3]) {
-        match check_backward(world, last_hop_missing) {
-            Ok(()) => Err("the check passed a planted mistake".into()),
-            Err(why) if why.contains("one hop from home") => {
-                println!("{why}");
-                Ok(())
-            }
-            Err(why) => Err(format!("the message changed: {why}")),
-        }
+        named(check_backward(world, last_hop_missing), "one hop from home")
     }
 }

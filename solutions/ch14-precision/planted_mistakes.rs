@@ -21,7 +21,6 @@ use ch14::loss_scale::{LossScaler, Verdict};
 use ch14::scaler::update;
 use ch14::trainer::Step;
 use ch14::weights::Weights;
-use common::fp8::{check_gather, Gather};
 use common::scaler::check_agreement;
 use common::sums::{check_sum, one_rounding, one_rounding_cause};
 use common::training::{cases, check_step};
@@ -240,7 +239,13 @@ const SCALE_AFTER_UPDATE: Step = |w, x, o, s, _| step_with(w, x, o, s, true, |_,
 fn step_says(world: &SimpleCommunicator, mistake: Step, cause: &str) -> Result<(), String> {
     let data = ch06::data::digits()?;
     let (setup, need_skip) = cases()[2];
-    match check_step(world, &data, &setup, mistake, need_skip) {
+    named(check_step(world, &data, &setup, mistake, need_skip), cause)
+}
+
+/// A planted mistake's check result: `Ok` when it failed with a message that says
+/// `cause` (printed), an `Err` that says what went wrong otherwise.
+fn named(result: Result<(), String>, cause: &str) -> Result<(), String> {
+    match result {
         Ok(()) => Err(format!("the check passed a planted mistake ({cause})")),
         Err(why) if why.contains(cause) => {
             println!("{why}");
@@ -258,67 +263,6 @@ toolkit::mpi_test! {
     }
 }
 
-/// Ex 14.5 as a learner might write it: the scale from `(this shard's largest magnitude,
-/// the tensor's)` by `scale`, and the decoded codes multiplied back by it or not.
-fn gather_with(
-    world: &SimpleCommunicator,
-    shard: &[f32],
-    whole: &mut [f32],
-    scale: fn(f32, f32) -> f32,
-    times_s: bool,
-) -> f32 {
-    use ch14::format::E4M3;
-    use mpi::collective::SystemOperation;
-    let mine = shard.iter().fold(0f32, |m, x| m.max(x.abs()));
-    let mut amax = 0f32;
-    world.all_reduce_into(&mine, &mut amax, SystemOperation::max());
-    let s = scale(mine, amax);
-    let codes: Vec<u8> = shard.iter().map(|&x| encode(&E4M3, x / s) as u8).collect();
-    let mut all = vec![0u8; whole.len()];
-    world.all_gather_into(&codes[..], &mut all[..]);
-    for (w, &c) in whole.iter_mut().zip(&all) {
-        *w = E4M3.decode(u16::from(c)) * if times_s { s } else { 1.0 };
-    }
-    s
-}
-
-// ANCHOR: gather_mistakes
-/// Mistake 10: ex 14.5 with the scale of this rank's own shard (no MPI MAX).
-const LOCAL_SCALE: Gather = |w, x, o| {
-    gather_with(
-        w,
-        x,
-        o,
-        |mine, _| if mine > 0.0 { mine / 448.0 } else { 1.0 },
-        true,
-    )
-};
-
-/// Mistake 11: ex 14.5 with `s = amax`, not `amax / 448`.
-const SCALE_IS_AMAX: Gather =
-    |w, x, o| gather_with(w, x, o, |_, a| if a > 0.0 { a } else { 1.0 }, true);
-
-/// Mistake 12: ex 14.5 that forgets to multiply the decoded codes back by `s`.
-const NOT_TIMES_S: Gather =
-    |w, x, o| gather_with(w, x, o, |_, a| if a > 0.0 { a / 448.0 } else { 1.0 }, false);
-// ANCHOR_END: gather_mistakes
-
-/// Ex 14.5's check must fail `mistake` with a message that says `cause`.
-fn gather_says(world: &SimpleCommunicator, mistake: Gather, cause: &str) -> Result<(), String> {
-    match check_gather(world, mistake) {
-        Ok(()) => Err(format!("the check passed a planted mistake ({cause})")),
-        Err(why) if why.contains(cause) => {
-            println!("{why}");
-            Ok(())
-        }
-        Err(why) => Err(format!("the message changed: {why}")),
-    }
-}
-
-toolkit::mpi_test! {
-    fn ex14_5_mistakes_are_named(world at &[3]) {
-        gather_says(world, LOCAL_SCALE, "Reduce the largest magnitude over the ranks")?;
-        gather_says(world, SCALE_IS_AMAX, "Divide by E4M3.max()")?;
-        gather_says(world, NOT_TIMES_S, "multiply each decoded code back by s")
-    }
-}
+// Ex 14.5's planted mistakes: their own file (this one stays readable).
+#[path = "planted_fp8.rs"]
+mod planted_fp8;

@@ -9,19 +9,11 @@
 #![allow(unused_imports)] // imported for your answer: unused until you write it
 
 use crate::blocks::{pack, unpack};
-use crate::grads::{block_grads, row_dot};
+use crate::grads::{block_grads, row_dot, Grads};
 use crate::partial::{Mask, Partial};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use tch::Tensor;
-
-/// This rank's gradients: of its queries, keys and values (each the shape of its block).
-#[derive(Debug)]
-pub struct Grads {
-    pub dq: Tensor,
-    pub dk: Tensor,
-    pub dv: Tensor,
-}
 
 // ANCHOR: ring_backward
 /// The backward pass of ex 13.2's ring attention on this rank. `q`, `k`, `v`: its blocks;

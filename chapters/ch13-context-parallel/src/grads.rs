@@ -30,6 +30,15 @@ pub struct BlockGrads {
     pub dv: Tensor,
 }
 
+/// A rank's gradients in ring attention's backward pass (ex 13.5): of its queries, keys
+/// and values, each the shape of its block.
+#[derive(Debug)]
+pub struct Grads {
+    pub dq: Tensor,
+    pub dk: Tensor,
+    pub dv: Tensor,
+}
+
 /// `D = Σ dO ∘ O` per query row (`[batch, heads, queries]`): what every block pair of those
 /// rows needs, computed once.
 pub fn row_dot(dout: &Tensor, out: &Tensor) -> Tensor {

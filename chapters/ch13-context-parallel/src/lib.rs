@@ -17,7 +17,8 @@
 //!   blocks a rank attends to; the zig-zag layout and the chunk pairs each rank computes;
 //! - [`grads`]: the gradients of attention over one block of keys, from the forward's lse;
 //! - [`flags`]: the labs' flags, refused in one line before MPI starts;
-//! - [`timing`]: how the labs time a rank's work, alone and all ranks together.
+//! - [`timing`] and [`lab`]: how the labs time a rank's work, alone and all ranks
+//!   together; the inputs they draw and their first call of ex 13.1.
 //!
 //! Your part (stubs; `--features solution` compiles the answers from `solutions/`):
 //! [`merge`] (ex 13.1: two partial attentions merged by their log-sum-exp), [`ring`]
@@ -28,6 +29,7 @@
 pub mod blocks;
 pub mod flags;
 pub mod grads;
+pub mod lab;
 pub mod partial;
 pub mod timing;
 

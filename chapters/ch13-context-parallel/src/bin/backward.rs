@@ -10,12 +10,12 @@
 use ch13::backward::ring_backward;
 use ch13::blocks::block_of;
 use ch13::flags::from_args;
-use ch13::merge::merge;
-use ch13::partial::{attend_block, full_attention, Mask};
+use ch13::lab::{draw, probe_merge};
+use ch13::partial::full_attention;
 use ch13::ring::ring_forward;
 use ch13::timing::best_of_3;
 use mpi::traits::*;
-use tch::{Device, Kind, Tensor};
+use tch::{Kind, Tensor};
 use toolkit::gate::unless_todo;
 
 fn main() {
@@ -23,15 +23,7 @@ fn main() {
     let universe = toolkit::init();
     let world = universe.world();
     let (rank, p) = (world.rank() as usize, world.size() as usize);
-    tch::set_num_threads(1);
-    tch::manual_seed(flags.seed as i64);
-    let shape = [
-        1,
-        flags.heads as i64,
-        flags.seq as i64,
-        flags.head_dim as i64,
-    ];
-    let [q, k, v, dout] = [0; 4].map(|_| Tensor::randn(shape, (Kind::Double, Device::Cpu)));
+    let [q, k, v, dout] = draw::<4>(&flags);
     let mine = |x: &Tensor| block_of(x, rank, p);
     let (mq, mk, mv, mdo) = (mine(&q), mine(&k), mine(&v), mine(&dout));
     // What each pass sends, counted from this rank's messages.
@@ -42,10 +34,7 @@ fn main() {
         log.iter().filter(|m| m.sent).map(|m| m.bytes).sum::<i64>() as f64
     };
     let run = || {
-        // Ex 13.1 on every rank at once: the forward pass merges.
-        let one = |x: &Tensor| x.narrow(2, 0, 1);
-        let tiny = attend_block(&one(&q), &one(&k), &one(&v), Mask::Full);
-        drop(merge(&tiny, &tiny));
+        probe_merge(&q, &k, &v); // ex 13.1 on every rank at once: the forward pass merges
         let fwd = ring_forward(&world, &mq, &mk, &mv, true);
         let sent_fwd = sent(&|| drop(ring_forward(&world, &mq, &mk, &mv, true)));
         let sent_bwd = sent(&|| drop(ring_backward(&world, &mq, &mk, &mv, &fwd, &mdo, true)));

@@ -13,12 +13,13 @@
 
 use ch13::blocks::{block_of, blocks_attended};
 use ch13::flags::from_args;
+use ch13::lab::{draw, probe_merge};
 use ch13::merge::merge;
 use ch13::partial::{attend_block, full_attention, Mask};
 use ch13::ring::ring_forward;
 use ch13::timing::{best_of_3, every_rank_alone};
 use mpi::traits::*;
-use tch::{Device, Kind, Tensor};
+use tch::Tensor;
 use toolkit::gate::unless_todo;
 
 fn main() {
@@ -26,15 +27,7 @@ fn main() {
     let universe = toolkit::init();
     let world = universe.world();
     let (rank, p) = (world.rank() as usize, world.size() as usize);
-    tch::set_num_threads(1);
-    tch::manual_seed(flags.seed as i64);
-    let shape = [
-        1,
-        flags.heads as i64,
-        flags.seq as i64,
-        flags.head_dim as i64,
-    ];
-    let [q, k, v] = [0; 3].map(|_| Tensor::randn(shape, (Kind::Double, Device::Cpu)));
+    let [q, k, v] = draw::<3>(&flags);
     let mine = |x: &Tensor| block_of(x, rank, p);
     let (mq, mk, mv) = (mine(&q), mine(&k), mine(&v));
     // Rank `r`'s attention to its blocks with no communication: its work alone.
@@ -52,13 +45,6 @@ fn main() {
             })
             .reduce(|a, b| merge(&a, &b))
     };
-    // Ex 13.1 first, on every rank at once: an unfinished merge stops all ranks here, not
-    // rank 0 alone while it times the work alone (which merges) and the others wait.
-    let probe = || {
-        let one = |x: &Tensor| x.narrow(2, 0, 1);
-        let tiny = attend_block(&one(&q), &one(&k), &one(&v), Mask::Full);
-        drop(merge(&tiny, &tiny));
-    };
     let rows = |causal: bool| {
         let work = every_rank_alone(&world, |r| drop(alone(r, causal)));
         let ring = best_of_3(&world, &|| {
@@ -70,7 +56,7 @@ fn main() {
         (work, [ring, err])
     };
     let runs = unless_todo(&world, || {
-        probe();
+        probe_merge(&q, &k, &v);
         [rows(true), rows(false)]
     });
     let [(causal_alone, causal), (full_alone, full)] =

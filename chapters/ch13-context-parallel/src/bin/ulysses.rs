@@ -12,13 +12,14 @@
 
 use ch13::blocks::block_of;
 use ch13::flags::from_args;
+use ch13::lab::{draw, probe_merge};
 use ch13::merge::merge;
 use ch13::partial::{attend_block, full_attention, Mask};
 use ch13::ring::ring_forward;
 use ch13::timing::{best_of_3, every_rank_alone};
 use ch13::ulysses::ulysses_forward;
 use mpi::traits::*;
-use tch::{Device, Kind, Tensor};
+use tch::Tensor;
 use toolkit::gate::unless_todo;
 
 fn main() {
@@ -31,25 +32,14 @@ fn main() {
     let universe = toolkit::init();
     let world = universe.world();
     let (rank, p) = (world.rank() as usize, world.size() as usize);
-    tch::set_num_threads(1);
-    tch::manual_seed(flags.seed as i64);
-    let shape = [
-        1,
-        flags.heads as i64,
-        flags.seq as i64,
-        flags.head_dim as i64,
-    ];
-    let [q, k, v] = [0; 3].map(|_| Tensor::randn(shape, (Kind::Double, Device::Cpu)));
+    let [q, k, v] = draw::<3>(&flags);
     let mine = |x: &Tensor| block_of(x, rank, p);
     let (mq, mk, mv) = (mine(&q), mine(&k), mine(&v));
     let run = || {
-        // Ex 13.1 on every rank at once: the ring merges.
-        let one = |x: &Tensor| x.narrow(2, 0, 1);
-        let tiny = attend_block(&one(&q), &one(&k), &one(&v), Mask::Full);
-        drop(merge(&tiny, &tiny));
-        // Each rank's work alone, timed by rank 0 while the others sleep: the ring's causal
-        // blocks (its own masked, the earlier ones in full), Ulysses' heads over the whole
-        // sequence.
+        probe_merge(&q, &k, &v); // ex 13.1 on every rank at once: the ring merges
+                                 // Each rank's work alone, timed by rank 0 while the others sleep: the ring's causal
+                                 // blocks (its own masked, the earlier ones in full), Ulysses' heads over the whole
+                                 // sequence.
         let h = (flags.heads / p) as i64;
         let alone_ring = every_rank_alone(&world, |r| {
             let qr = block_of(&q, r, p);

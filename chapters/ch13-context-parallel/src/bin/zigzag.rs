@@ -12,13 +12,14 @@
 
 use ch13::blocks::{block_of, pairs_computed, zigzag_chunks, zigzag_of, Layout};
 use ch13::flags::from_args;
+use ch13::lab::{draw, probe_merge};
 use ch13::merge::merge;
 use ch13::partial::{attend_block, full_attention, Mask, Partial};
 use ch13::ring::ring_forward;
 use ch13::timing::{best_of_3, every_rank_alone};
 use ch13::zigzag::zigzag_forward;
 use mpi::traits::*;
-use tch::{Device, Kind, Tensor};
+use tch::Tensor;
 use toolkit::gate::unless_todo;
 
 fn main() {
@@ -26,15 +27,7 @@ fn main() {
     let universe = toolkit::init();
     let world = universe.world();
     let (rank, p) = (world.rank() as usize, world.size() as usize);
-    tch::set_num_threads(1);
-    tch::manual_seed(flags.seed as i64);
-    let shape = [
-        1,
-        flags.heads as i64,
-        flags.seq as i64,
-        flags.head_dim as i64,
-    ];
-    let [q, k, v] = [0; 3].map(|_| Tensor::randn(shape, (Kind::Double, Device::Cpu)));
+    let [q, k, v] = draw::<3>(&flags);
     let chunk = |x: &Tensor, j: usize| block_of(x, j, 2 * p);
     // Rank r's causal work alone: each of its query chunks i against the key chunks j <= i
     // (the plain layout's own block computes its upper pair too, masked: counted as in
@@ -56,15 +49,8 @@ fn main() {
         };
         rows.map(row).into()
     };
-    // Ex 13.1 first, on every rank at once: an unfinished merge stops all ranks here, not
-    // rank 0 alone while it times the work alone (which merges) and the others wait.
-    let probe = || {
-        let one = |x: &Tensor| x.narrow(2, 0, 1);
-        let tiny = attend_block(&one(&q), &one(&k), &one(&v), Mask::Full);
-        drop(merge(&tiny, &tiny));
-    };
     let run = || {
-        probe();
+        probe_merge(&q, &k, &v);
         let plain = |x: &Tensor| block_of(x, rank, p);
         let zig = |x: &Tensor| zigzag_of(x, rank, p);
         let alone_plain = every_rank_alone(&world, |r| drop(alone(r, Layout::Plain)));

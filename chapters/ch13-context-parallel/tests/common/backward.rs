@@ -3,8 +3,8 @@
 //! each rank's dQ, dK and dV; a wrong answer compared with what the classic slips give.
 
 use super::{far, qkv};
-use ch13::backward::Grads;
 use ch13::blocks::block_of;
+use ch13::grads::Grads;
 use ch13::partial::{attend_block, full_attention, Mask, Partial};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
