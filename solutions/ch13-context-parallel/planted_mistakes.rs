@@ -22,19 +22,7 @@ use common::{check_merge, check_ring};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use tch::Tensor;
-
-/// A planted mistake's check result: `Ok` when it failed with a message that says
-/// `cause` (printed), an `Err` that says what went wrong otherwise.
-fn named(result: Result<(), String>, cause: &str) -> Result<(), String> {
-    match result {
-        Ok(()) => Err(format!("the check passed a planted mistake ({cause})")),
-        Err(why) if why.contains(cause) => {
-            println!("{why}");
-            Ok(())
-        }
-        Err(why) => Err(format!("the message changed: {why}")),
-    }
-}
+use toolkit::planted::named;
 
 // ANCHOR: no_max_shift
 /// Mistake 1: ex 13.1 as the formula reads, `ln(e^lse_a + e^lse_b)`, without the shift.

@@ -55,7 +55,7 @@ const NOT_TIMES_S: Gather =
 
 /// Ex 14.5's check must fail `mistake` with a message that says `cause`.
 fn gather_says(world: &SimpleCommunicator, mistake: Gather, cause: &str) -> Result<(), String> {
-    super::named(check_gather(world, mistake), cause)
+    toolkit::planted::named(check_gather(world, mistake), cause)
 }
 
 toolkit::mpi_test! {

@@ -27,6 +27,7 @@ use common::training::{cases, check_step};
 use common::{check_like_libtorch, Encode};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
+use toolkit::planted::named;
 use trainer_kit::optim::Optimizer;
 
 /// Ex 14.1 as a learner might write it, with one rule of the rounding replaced.
@@ -240,19 +241,6 @@ fn step_says(world: &SimpleCommunicator, mistake: Step, cause: &str) -> Result<(
     let data = ch06::data::digits()?;
     let (setup, need_skip) = cases()[2];
     named(check_step(world, &data, &setup, mistake, need_skip), cause)
-}
-
-/// A planted mistake's check result: `Ok` when it failed with a message that says
-/// `cause` (printed), an `Err` that says what went wrong otherwise.
-fn named(result: Result<(), String>, cause: &str) -> Result<(), String> {
-    match result {
-        Ok(()) => Err(format!("the check passed a planted mistake ({cause})")),
-        Err(why) if why.contains(cause) => {
-            println!("{why}");
-            Ok(())
-        }
-        Err(why) => Err(format!("the message changed: {why}")),
-    }
 }
 
 toolkit::mpi_test! {

@@ -97,3 +97,18 @@ pub fn keep_for_the_book(test_file: &str, test: &str, text: &str) {
     crate::report::write_file(&format!("planted/{test}.txt"), &shown)
         .expect("write target/workbook/planted");
 }
+
+/// A planted mistake's check result, judged: `Ok` when the check failed with a message that
+/// contains `cause` (printed, for `--nocapture`), an `Err` that says what went wrong
+/// otherwise (the check passed the mistake, or its message no longer names the cause).
+/// For the chapters' `planted_mistakes` tests, on every rank alike.
+pub fn named(result: Result<(), String>, cause: &str) -> Result<(), String> {
+    match result {
+        Ok(()) => Err(format!("the check passed a planted mistake ({cause})")),
+        Err(why) if why.contains(cause) => {
+            println!("{why}");
+            Ok(())
+        }
+        Err(why) => Err(format!("the message changed: {why}")),
+    }
+}
