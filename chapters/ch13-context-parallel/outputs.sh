@@ -27,4 +27,26 @@ book=book/src/ch13-context-parallel
   $MAKE -s --no-print-directory run CH=13 BIN=zigzag NP=3 SOLUTION=1 ARGS='--seq 100' 2>&1 || true;
   echo "\$ make run CH=13 BIN=ulysses NP=8 SOLUTION=1";
   $MAKE -s --no-print-directory run CH=13 BIN=ulysses NP=8 SOLUTION=1 2>&1 || true; } > $book/output/bad-flags.txt
-echo "outputs: wrote $book/output/ring_attention-np8.txt, zigzag-np8.txt, ulysses-np8.txt, ulysses-by-length.txt, attention-bench.txt, backward-np8.txt, bad-flags.txt"
+# The GPT with CP: chapter 9's lab at the same flags beside it (tp 1 and tp 2), two
+# 8-rank layouts, and a checkpoint saved at cp 2 resumed by chapter 9's lab at cp 1.
+{ echo "\$ make run CH=09 BIN=gpt NP=1 SOLUTION=1 ARGS='--tp 1 --steps 500'";
+  $MAKE -s --no-print-directory run CH=09 BIN=gpt NP=1 SOLUTION=1 ARGS='--tp 1 --steps 500' 2>&1 | sed -n '/step  train/,/^ *500 /p';
+  echo "\$ make run CH=09 BIN=gpt NP=2 SOLUTION=1 ARGS='--tp 2 --steps 500'";
+  $MAKE -s --no-print-directory run CH=09 BIN=gpt NP=2 SOLUTION=1 ARGS='--tp 2 --steps 500' 2>&1 | sed -n '/step  train/,/^ *500 /p';
+  echo "\$ make run CH=13 BIN=gpt_cp NP=4 SOLUTION=1 ARGS='--tp 2 --steps 500'";
+  $MAKE -s --no-print-directory run CH=13 BIN=gpt_cp NP=4 SOLUTION=1 ARGS='--tp 2 --steps 500' 2>&1 | sed -n '/step  train/,/^ *500 /p'; } > $book/output/gpt-cp-beside-gpt.txt
+{ echo "\$ make run CH=13 BIN=gpt_cp NP=8 SOLUTION=1 ARGS='--cp 2 --dp 2 --tp 2 --steps 250'";
+  $MAKE -s --no-print-directory run CH=13 BIN=gpt_cp NP=8 SOLUTION=1 ARGS='--cp 2 --dp 2 --tp 2 --steps 250' 2>&1 | grep -v '^\[workbook\]';
+  echo "\$ make run CH=13 BIN=gpt_cp NP=8 SOLUTION=1 ARGS='--cp 4 --tp 1 --pp 2 --micro 2 --steps 250'";
+  $MAKE -s --no-print-directory run CH=13 BIN=gpt_cp NP=8 SOLUTION=1 ARGS='--cp 4 --tp 1 --pp 2 --micro 2 --steps 250' 2>&1 | grep -v '^\[workbook\]'; } > $book/output/gpt-cp-np8.txt
+ckpt=$(mktemp -d)
+{ echo "\$ make run CH=13 BIN=gpt_cp NP=4 SOLUTION=1 ARGS='--steps 250 --checkpoint DIR'";
+  $MAKE -s --no-print-directory run CH=13 BIN=gpt_cp NP=4 SOLUTION=1 ARGS="--steps 250 --checkpoint $ckpt" 2>&1 | grep -v '^\[workbook\]' | sed "s|$ckpt|DIR|";
+  echo "\$ make run CH=09 BIN=gpt NP=2 SOLUTION=1 ARGS='--tp 2 --steps 500 --checkpoint DIR --resume'";
+  $MAKE -s --no-print-directory run CH=09 BIN=gpt NP=2 SOLUTION=1 ARGS="--tp 2 --steps 500 --checkpoint $ckpt --resume" 2>&1 | sed "s|$ckpt|DIR|" | sed -n '/resumed/,/^ *500 /p'; } > $book/output/gpt-cp-resume.txt
+rm -rf "$ckpt"
+refused() { # NP, ARGS: the lab's one-line refusal
+  echo "\$ make run CH=13 BIN=gpt_cp NP=$1 SOLUTION=1 ARGS='$2'";
+  $MAKE -s --no-print-directory run CH=13 BIN=gpt_cp NP=$1 SOLUTION=1 ARGS="$2" 2>&1 || true; }
+{ refused 4 "--cp 3"; refused 3 "--cp 3 --tp 1"; refused 4 "--tp 4"; } > $book/output/gpt-cp-bad-flags.txt
+echo "outputs: wrote $book/output/ring_attention-np8.txt, zigzag-np8.txt, ulysses-np8.txt, ulysses-by-length.txt, attention-bench.txt, backward-np8.txt, bad-flags.txt, gpt-cp-beside-gpt.txt, gpt-cp-np8.txt, gpt-cp-resume.txt, gpt-cp-bad-flags.txt"

@@ -1,7 +1,6 @@
 //! Chapter 9 exercise 9.5: self-attention split by heads (solution).
 
 use crate::linear::{column_forward, row_forward};
-use crate::ops::attend;
 use crate::params::{BlockConfig, BlockParams};
 use crate::tape::Tape;
 use crate::tp::Tp;
@@ -20,7 +19,7 @@ pub fn attention_forward<'a>(
     let q = column_forward(&x, &p.wq, &p.bq);
     let k = column_forward(&x, &p.wk, &p.bk);
     let v = column_forward(&x, &p.wv, &p.bv);
-    let heads = attend(&q, &k, &v, cfg.head_dim());
+    let heads = tape.attend(tp, &q, &k, &v, cfg.head_dim());
     row_forward(tape, tp, &heads, &p.wo, &p.bo)
 }
 // ANCHOR_END: attention_forward

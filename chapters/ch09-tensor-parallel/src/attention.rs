@@ -2,14 +2,13 @@
 //!
 //! Each rank holds some of the heads: their features of Q, K and V (column-parallel, one
 //! f before all three) and the matching input features of the output projection
-//! (row-parallel, its g inside). Heads never mix, so `ops::attend` runs on this rank's
-//! heads alone. One allreduce forward, one backward, as in the MLP. Check with `make check
-//! CH=09` (tests/attention.rs).
+//! (row-parallel, its g inside). Heads never mix, so attention (`tape.attend`, which is
+//! `ops::attend` here) runs on this rank's heads alone. One allreduce forward, one
+//! backward, as in the MLP. Check with `make check CH=09` (tests/attention.rs).
 #![allow(unused_variables)] // the stubs do not use their arguments yet
 #![allow(unused_imports)] // imported for your answer: unused until you write it
 
 use crate::linear::{column_forward, row_forward};
-use crate::ops::attend;
 use crate::params::{BlockConfig, BlockParams};
 use crate::tape::Tape;
 use crate::tp::Tp;
@@ -26,7 +25,7 @@ pub fn attention_forward<'a>(
     cfg: &BlockConfig,
     x: &Tensor,
 ) -> Tensor {
-    // TODO(ex 9.5): one f, three column-parallel projections, attend, row-parallel output
+    // TODO(ex 9.5): one f, three column-parallel projections, tape.attend, row-parallel output
     todo!("ex 9.5: attention on this rank's heads, with its cuts f and g")
 }
 // ANCHOR_END: attention_forward

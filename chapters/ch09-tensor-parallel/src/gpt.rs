@@ -162,7 +162,7 @@ pub fn logits<'a>(
 ) -> Tensor {
     let ids = vocab_range(cfg.vocab, tp.size(), tp.rank());
     let s = tokens.size()[1];
-    let mut x = embedding_forward(tape, tp, &p.tok, ids, tokens) + p.pos.narrow(0, 0, s);
+    let mut x = embedding_forward(tape, tp, &p.tok, ids, tokens) + tp.positions_of(&p.pos, s);
     for block in &p.blocks {
         x = block_forward(tape, tp, block, &cfg.block, &x);
     }
@@ -180,6 +180,7 @@ fn forward_to_loss<'a>(
     tokens: &Tensor,
     targets: &Tensor,
 ) -> (Tape<'a>, Tensor, Tensor, Tensor) {
+    let (tokens, targets) = (&tp.local_tokens(tokens), &tp.local_tokens(targets));
     let mut tape = Tape::new();
     let out = logits(&mut tape, tp, p, cfg, tokens);
     let flat = out.view([-1, *out.size().last().expect("[b, s, V_r]")]);

@@ -33,6 +33,7 @@
 
 pub mod block;
 pub mod compare;
+pub mod context;
 pub mod corpus;
 pub mod counts;
 pub mod flags;

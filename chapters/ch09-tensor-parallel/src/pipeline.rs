@@ -110,6 +110,7 @@ impl<'g> PipeTrainer<'g> {
     /// tapes, and on the last stage the sum of the micro-batches' losses.
     fn forwards(&self, x: &Tensor, y: &Tensor, m: usize) -> (Vec<Pending<'_>>, f64) {
         let (stage, last) = (self.pipe.stage(), self.pipe.last());
+        let (x, y) = (&self.tp.local_tokens(x), &self.tp.local_tokens(y));
         let mb = x.size()[0] / m as i64;
         let (s, h) = (x.size()[1], self.cfg.block.hidden as i64);
         let ids = vocab_range(self.cfg.vocab, self.tp.size(), self.tp.rank());

@@ -117,7 +117,7 @@ pub fn stage_forward<'a>(
     let mut x = match (input, &p.tok, &p.pos) {
         (StageInput::Tokens(tokens), Some(tok), Some(pos)) => {
             let s = tokens.size()[1];
-            embedding_forward(tape, tp, tok, ids, tokens) + pos.narrow(0, 0, s)
+            embedding_forward(tape, tp, tok, ids, tokens) + tp.positions_of(pos, s)
         }
         (StageInput::Activations(x), _, None) => x.shallow_clone(),
         _ => panic!("token ids enter the first stage, activations the others"),

@@ -83,6 +83,23 @@ impl<'a> Tape<'a> {
     }
     // ANCHOR_END: f_and_g
 
+    /// Causal self-attention of the heads in `q`, `k`, `v` ([`crate::ops::attend`]); where
+    /// the sequence is split over a context-parallel group ([`crate::tp::Tp::with_context`],
+    /// chapter 13), over every rank's keys and values, with its own cut.
+    pub fn attend(
+        &mut self,
+        tp: &'a Tp,
+        q: &Tensor,
+        k: &Tensor,
+        v: &Tensor,
+        head_dim: usize,
+    ) -> Tensor {
+        match tp.context() {
+            Some(context) => context.attend(self, q, k, v, head_dim),
+            None => crate::ops::attend(q, k, v, head_dim),
+        }
+    }
+
     /// How many cuts this forward made.
     pub fn len(&self) -> usize {
         self.cuts.len()

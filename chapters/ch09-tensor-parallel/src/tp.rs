@@ -8,6 +8,7 @@
 //! for the allreduces, of t times (allgather) or 1/t of (reduce-scatter) the tokens for
 //! sequence parallelism's two halves.
 
+use crate::context::Context;
 use crate::step_trace::Axis;
 use ch07::wire::{copy_in, copy_out, WireElem};
 use mpi::collective::SystemOperation;
@@ -24,6 +25,8 @@ pub struct Tp<'c> {
     axis: Axis,
     /// Wall time spent in this group's collectives so far (copies included).
     spent: Cell<Duration>,
+    /// The sequence's split over a context-parallel group, if any (chapter 13).
+    context: Option<&'c dyn Context>,
 }
 
 impl<'c> Tp<'c> {
@@ -39,6 +42,37 @@ impl<'c> Tp<'c> {
             comm,
             axis,
             spent: Cell::new(Duration::ZERO),
+            context: None,
+        }
+    }
+
+    /// This group for a model whose sequence is split over a context-parallel group as
+    /// `context` says ([`crate::context`]): the layers then hold its tokens alone.
+    pub fn with_context(mut self, context: &'c dyn Context) -> Self {
+        self.context = Some(context);
+        self
+    }
+
+    /// The context-parallel split the model runs under, if any.
+    pub fn context(&self) -> Option<&'c dyn Context> {
+        self.context
+    }
+
+    /// This rank's tokens of `t` (`[batch, seq, ...]`): all of them unless the sequence
+    /// is split ([`Tp::with_context`]).
+    pub fn local_tokens(&self, t: &Tensor) -> Tensor {
+        match self.context {
+            Some(c) => c.local(t),
+            None => t.shallow_clone(),
+        }
+    }
+
+    /// The rows of the position embedding `pos` for this rank's `s` tokens: the first `s`
+    /// unless the sequence is split.
+    pub fn positions_of(&self, pos: &Tensor, s: i64) -> Tensor {
+        match self.context {
+            Some(c) => pos.index_select(0, &c.positions(pos.size()[0]).to_device(pos.device())),
+            None => pos.narrow(0, 0, s),
         }
     }
 

@@ -27,7 +27,10 @@
 //! between two all-to-alls) and [`backward`] (ex 13.5: ring attention's backward pass).
 
 pub mod blocks;
+pub mod context;
 pub mod flags;
+pub mod gpt_cp;
+pub mod gpt_cp_lab;
 pub mod grads;
 pub mod lab;
 pub mod partial;

@@ -35,3 +35,51 @@ fn bad_lab_flags_are_refused_in_one_line() {
     assert!(why.contains("--heads 8"), "{why}");
     assert!(flags.check_heads(2).is_ok());
 }
+
+#[test]
+fn bad_gpt_cp_flags_are_refused_in_one_line() {
+    use ch13::gpt_cp_lab::GptCpFlags;
+    use trainer_kit::cli::{parse_checked, Trainer};
+    let check = |line: &str, ranks: usize| {
+        let args: Vec<String> = line.split_whitespace().map(String::from).collect();
+        parse_checked::<GptCpFlags>(&args, ranks)
+            .map(|f| f.cp)
+            .err()
+    };
+    for (line, ranks, says) in [
+        ("--cp 3", 4, "--cp 3 does not divide the job's 4 ranks"),
+        (
+            "--cp 3 --tp 1",
+            3,
+            "--seq 64 does not split over --cp 3: each rank holds seq / cp tokens (e.g. --seq 66)",
+        ),
+        (
+            "--tp 3",
+            4,
+            "at each of the --cp 2 positions (2 of the 4 ranks)",
+        ),
+        ("--device cuda", 4, "trains on the CPU"),
+        ("--cp 0", 4, "--cp 0 does not divide"),
+    ] {
+        let why = check(line, ranks).expect(line);
+        assert!(
+            !why.contains('\n') && why.contains(says),
+            "{line} at {ranks} ranks: {why}"
+        );
+    }
+    // The layouts that fit (chapter 9's own checks of the model then run its ex 9.1).
+    let layout = |line: &str, ranks: usize| {
+        let args: Vec<String> = line.split_whitespace().map(String::from).collect();
+        let f: GptCpFlags =
+            trainer_kit::cli::parse("gpt_cp", &args, &<GptCpFlags as Trainer>::DEFAULTS)?;
+        f.layout(ranks)
+            .map(|l| (l.cp, l.grid.dp, l.grid.tp, l.grid.pp))
+    };
+    assert_eq!(
+        layout("", 4),
+        Ok((2, 1, 2, 1)),
+        "cp 2 x tp 2 by default at 4 ranks"
+    );
+    assert_eq!(layout("--cp 4 --tp 1 --pp 2", 8), Ok((4, 1, 1, 2)));
+    assert_eq!(layout("--cp 2 --dp 2 --tp 2", 8), Ok((2, 2, 2, 1)));
+}

@@ -9,6 +9,7 @@ mod common;
 
 mod backward;
 mod flags;
+mod gpt;
 mod merge;
 mod ring;
 mod ulysses;
