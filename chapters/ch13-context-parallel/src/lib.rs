@@ -33,6 +33,7 @@ pub mod gpt_cp;
 pub mod gpt_cp_lab;
 pub mod grads;
 pub mod lab;
+pub mod memory;
 pub mod partial;
 pub mod timing;
 

@@ -201,3 +201,24 @@ mpi_test! {
         Ok(())
     }
 }
+
+mpi_test! {
+    fn activations_per_rank_fall_as_one_over_cp(world at &[2]) {
+        if ch07::heap::in_use().is_none() {
+            return Ok(()); // no glibc: the heap cannot be read (the lab says so too)
+        }
+        let corpus = Corpus::book(&repository_root())?;
+        tch::set_num_threads(1);
+        let cfg = |seq| ch13::memory::model(corpus.vocab(), 4, seq);
+        let held = |seq, cp| ch13::memory::held_by_forward(world, &corpus, &cfg(seq), cp) as f64;
+        held(256, 1); // LibTorch's first allocations
+        let (one, two, longer) = (held(256, 1), held(256, 2), held(512, 1));
+        let checks = [("CP 2 against CP 1", two / one, 0.5), ("twice the context at CP 1", longer / one, 2.0)];
+        for (what, ratio, want) in checks {
+            if (ratio / want - 1.0).abs() > 0.05 {
+                return Err(format!("{what}: the forward keeps {ratio:.3}x the bytes, expected {want}x within 5% (A b s / cp)"));
+            }
+        }
+        Ok(())
+    }
+}
