@@ -2,7 +2,8 @@
 # Chapter 13's captures for the book beyond its labs' own (ring_attention.txt, zigzag.txt,
 # ulysses.txt and backward.txt at 4 ranks): the labs at NP=8, and a sequence or heads the ranks cannot
 # split refused in one line before MPI starts; the ulysses lab at 1x, 2x and 4x the
-# default context; the attention benchmark (blocks against one piece, one thread). `make outputs CH=13` runs the lab, then this script from the repository root
+# default context; the attention benchmark (blocks against one piece, one thread); the ring's
+# overlap benchmark at 2 ranks. `make outputs CH=13` runs the lab, then this script from the repository root
 # (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.
 set -euo pipefail
 MAKE=${MAKE:-make}
@@ -19,6 +20,8 @@ book=book/src/ch13-context-parallel
   done; } > $book/output/ulysses-by-length.txt
 { echo "\$ OMP_NUM_THREADS=1 cargo run -q --release -p ch13-context-parallel --features solution --bin attention_bench";
   OMP_NUM_THREADS=1 cargo run -q --release -p ch13-context-parallel --features solution --bin attention_bench 2>&1; } > $book/output/attention-bench.txt
+{ echo "\$ NP=2 cargo run -q --release -p ch13-context-parallel --features solution --bin ring_overlap";
+  NP=2 cargo run -q --release -p ch13-context-parallel --features solution --bin ring_overlap 2>&1 | grep -v '^\[workbook\]'; } > $book/output/ring-overlap.txt
 { echo "\$ make run CH=13 BIN=backward NP=8 SOLUTION=1";
   $MAKE -s --no-print-directory run CH=13 BIN=backward NP=8 SOLUTION=1 2>&1; } > $book/output/backward-np8.txt
 { echo "\$ make run CH=13 NP=8 SOLUTION=1 ARGS='--seq 100'";
@@ -49,4 +52,4 @@ refused() { # NP, ARGS: the lab's one-line refusal
   echo "\$ make run CH=13 BIN=gpt_cp NP=$1 SOLUTION=1 ARGS='$2'";
   $MAKE -s --no-print-directory run CH=13 BIN=gpt_cp NP=$1 SOLUTION=1 ARGS="$2" 2>&1 || true; }
 { refused 4 "--cp 3"; refused 3 "--cp 3 --tp 1"; refused 4 "--tp 4"; } > $book/output/gpt-cp-bad-flags.txt
-echo "outputs: wrote $book/output/ring_attention-np8.txt, zigzag-np8.txt, ulysses-np8.txt, ulysses-by-length.txt, attention-bench.txt, backward-np8.txt, bad-flags.txt, gpt-cp-beside-gpt.txt, gpt-cp-np8.txt, gpt-cp-resume.txt, gpt-cp-bad-flags.txt"
+echo "outputs: wrote $book/output/ring_attention-np8.txt, zigzag-np8.txt, ulysses-np8.txt, ulysses-by-length.txt, attention-bench.txt, ring-overlap.txt, backward-np8.txt, bad-flags.txt, gpt-cp-beside-gpt.txt, gpt-cp-np8.txt, gpt-cp-resume.txt, gpt-cp-bad-flags.txt"
