@@ -3,7 +3,8 @@
 # --help, stages 0 and 1 at 4 ranks, the bytes per rank against N (a table, and a plot at
 # N = 1..8), sharded checkpoints (saved, resumed, resharded, refused; at stages 2 and 3), and the planted
 # staged-step fault; ZeRO-3: stage 3 at 4 ranks, its traced step, its bytes against stage 2's, the
-# memory budget (--max-mem), the benchmark (zero_bench).
+# memory budget (--max-mem), the benchmark (zero_bench); stages 1 and 2 profiled on TCP
+# and shared memory, idle and under load.
 # `make outputs CH=08` runs the lab, then this script from the repository root
 # (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.
 set -euo pipefail
@@ -122,4 +123,24 @@ cp "$TARGET_DIR/workbook/ch08/zero-step-3.svg" $book/img/
 { echo '$ make bench CH=08'
   cargo run -q --release -p ch08-sharded --features solution --bin zero_bench 2>&1 | grep -v ': running'; } \
   > $book/output/zero-bench.txt
-echo "outputs: wrote img/zero-step-1.svg, img/zero-step-2.svg, img/zero-step-3.svg, zero-help.txt, zero-stage0.txt, zero-stage1.txt, zero-stage3.txt, memory.txt, memory3.txt, max-mem.txt, zero-bench.txt, img/memory-per-rank.svg, memory-by-n.txt, checkpoints.txt, checkpoint-refusals.txt, checkpoints3.txt, checkpoint-refusals3.txt and planted-staged3.txt in $book/"
+# Stages 1 and 2 at cnn:4 on 2 ranks, profiled (--profile: the part of a step inside its
+# collectives), over shared memory and over TCP, on an idle machine and under a second job
+# that takes both cores (scripts/anchors/load.py, one per core, each in a session of its
+# own, as `make anchors LOAD=1` runs them): where ours on TCP under load spends its step.
+profiled() { # label, then environment assignments for the run
+  local label=$1; shift
+  for s in 1 2; do
+    echo "--- $label, stage $s"
+    env "$@" NP=2 cargo run -q --release -p ch08-sharded --features solution --bin zero -- \
+      --stage $s --model cnn:4 --epochs 4 --profile 2>&1 | grep -E '^epoch  4|^profile'
+  done; }
+tcp=(OMPI_MCA_pml=ob1 OMPI_MCA_btl=tcp,self OMPI_MCA_btl_tcp_if_include=lo)
+{ echo '$ NP=2 cargo run --release -p ch08-sharded --features solution --bin zero -- --stage S --model cnn:4 --epochs 4 --profile   # S = 1, 2; shared memory, then TCP (OMPI_MCA_btl=tcp,self); idle, then under load'
+  profiled "shared memory, idle"
+  profiled "TCP, idle" "${tcp[@]}"
+  loads=(); for c in $(seq "$(nproc)"); do setsid python3 scripts/anchors/load.py "$c" & loads+=($!); done
+  sleep 2
+  profiled "shared memory, under load"
+  profiled "TCP, under load" "${tcp[@]}"
+  kill "${loads[@]}"; } > $book/output/profile.txt
+echo "outputs: wrote img/zero-step-1.svg, img/zero-step-2.svg, img/zero-step-3.svg, zero-help.txt, zero-stage0.txt, zero-stage1.txt, zero-stage3.txt, memory.txt, memory3.txt, max-mem.txt, zero-bench.txt, profile.txt, img/memory-per-rank.svg, memory-by-n.txt, checkpoints.txt, checkpoint-refusals.txt, checkpoints3.txt, checkpoint-refusals3.txt and planted-staged3.txt in $book/"

@@ -50,6 +50,10 @@ pub struct Config {
     /// accounting: parameters, gradients, Adam's m and v, gathered layers)
     #[arg(long, value_name = "BYTES")]
     pub max_mem: Option<usize>,
+    /// After training, each rank's mean step time and the part of it spent inside the
+    /// step's collectives (stages 0 to 2 on the CPU)
+    #[arg(long)]
+    pub profile: bool,
     /// The flags every trainer takes (`--lr`: Adam's learning rate; `--checkpoint DIR`:
     /// each rank saves its shard there, rank 0 a manifest; `--resume` loads it at any N,
     /// at a stage of the same kind: 0 to 2, or 3)

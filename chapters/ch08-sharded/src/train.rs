@@ -55,6 +55,10 @@ pub struct Trainer<'w> {
     pub epoch_time: Vec<(f64, usize)>,
     /// On a GPU: the gradient kept there and the host staging buffers (None on the CPU).
     pub on_device: Option<OnDevice>,
+    /// Seconds in [`Trainer::step`] so far, and in its collectives (stages 0 to 2 on the
+    /// CPU): `--profile`.
+    pub step_secs: f64,
+    pub collective_secs: f64,
 }
 
 impl<'w> Trainer<'w> {
@@ -111,6 +115,8 @@ impl<'w> Trainer<'w> {
             ckpt_error: None,
             epoch_time: vec![],
             on_device,
+            step_secs: 0.0,
+            collective_secs: 0.0,
         };
         if t.cfg.common.resume {
             t.resume()?; // sharded checkpoints: `trainer_ckpt`
@@ -140,6 +146,7 @@ impl<'w> Trainer<'w> {
         labels: &Tensor,
         count_sent: bool,
     ) -> (f64, Option<usize>) {
+        let started = std::time::Instant::now();
         let device = self.flat.tensor().device();
         let (images, labels) = (&images.to_device(device), &labels.to_device(device));
         let loss = model::loss(&self.model, images, labels);
@@ -171,7 +178,9 @@ impl<'w> Trainer<'w> {
             sends.map(|m| m.bytes as usize).sum()
         });
         self.steps += 1;
-        (loss.double_value(&[]), sent)
+        let loss = loss.double_value(&[]);
+        self.step_secs += started.elapsed().as_secs_f64();
+        (loss, sent)
     }
 
     /// The step's communication and Adam on host buffers (the CPU).
@@ -185,21 +194,25 @@ impl<'w> Trainer<'w> {
         let ranks = self.world.size() as f32;
         match self.cfg.stage {
             Stage::Replicated => {
+                let t0 = std::time::Instant::now();
                 sum_over_ranks(self.world, self.cfg.collectives, &mut full);
+                self.collective_secs += t0.elapsed().as_secs_f64();
                 full.iter_mut().for_each(|g| *g /= ranks);
                 self.adam.step(self.flat.values_mut(), &full);
             }
             Stage::Zero1 | Stage::Zero2 | Stage::Zero3 => {
                 self.grad_shard.resize(self.layout.shard, 0.0);
                 let params = self.flat.values_mut();
+                let timed = crate::timed::Timed::new(&*self.halves);
                 step::zero_step(
-                    &*self.halves,
+                    &timed,
                     &self.layout,
                     &full,
                     &mut self.grad_shard,
                     params,
                     &mut self.adam,
                 );
+                self.collective_secs += timed.secs.get();
             }
         }
         match self.cfg.stage {

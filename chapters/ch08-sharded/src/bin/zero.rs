@@ -104,6 +104,9 @@ fn run(world: &SimpleCommunicator, mut cfg: Config) -> Result<(), String> {
             );
         }
     }
+    if cfg.profile {
+        profile(world, &t);
+    }
     ch06::flat::check_identical(world, &t.flat.params, "after training")?;
     if let (Some(dir), true) = (&cfg.common.checkpoint, root) {
         let fp = ch06::flat::fingerprint(&t.flat.params);
@@ -172,4 +175,20 @@ fn run(world: &SimpleCommunicator, mut cfg: Config) -> Result<(), String> {
         }
     );
     Ok(())
+}
+
+/// `--profile`: each rank's mean step and the part of it inside the step's collectives.
+fn profile(world: &SimpleCommunicator, t: &Trainer) {
+    let steps = t.steps.max(1) as f64;
+    let mine = [t.step_secs / steps * 1e3, t.collective_secs / steps * 1e3];
+    let mut all = vec![0.0f64; 2 * world.size() as usize];
+    world.all_gather_into(&mine[..], &mut all[..]);
+    if world.rank() == 0 {
+        for (r, x) in all.chunks(2).enumerate() {
+            println!(
+                "profile: rank {r}: step {:.2} ms, in its collectives {:.2} ms ({:.0}%), over {} steps",
+                x[0], x[1], 100.0 * x[1] / x[0], t.steps
+            );
+        }
+    }
 }
