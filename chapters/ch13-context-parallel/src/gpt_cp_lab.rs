@@ -42,7 +42,12 @@ impl GptCpFlags {
     pub fn layout(&self, ranks: usize) -> Result<CpLayout, String> {
         let cp = self.cp;
         if cp == 0 || !ranks.is_multiple_of(cp) {
-            return Err(format!("--cp {cp} does not divide the job's {ranks} ranks"));
+            // The divisor of the ranks nearest to --cp (above 1 where the ranks allow).
+            let divisors = (2..=ranks).filter(|d| ranks.is_multiple_of(*d));
+            let fits = divisors.min_by_key(|d| d.abs_diff(cp)).unwrap_or(1);
+            return Err(format!(
+                "--cp {cp} does not divide the job's {ranks} ranks (e.g. --cp {fits})"
+            ));
         }
         let grid = self
             .gpt

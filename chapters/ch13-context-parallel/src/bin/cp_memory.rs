@@ -7,9 +7,9 @@
 //! activations fit `--max-mem` MiB per rank at each CP, and its measured bytes.
 //!
 //! Run: `make run CH=13 BIN=cp_memory SOLUTION=1` (4 ranks: CP 1, 2 and 4 as groups of
-//! 1, 2 and 4 consecutive ranks; at NP=3 CP 1 and 3). A bad flag is refused in one line
-//! before MPI starts. It needs chapter 9's exercises and ex 13.1 and 13.2; until they are
-//! written it says which.
+//! 1, 2 and 4 consecutive ranks, those that divide the ranks: at NP=3 CP 1 alone). A bad
+//! flag is refused in one line before MPI starts. It needs chapter 9's exercises and ex
+//! 13.1 and 13.2; until they are written it says which.
 
 use ch09::corpus::Corpus;
 use ch13::flags::read;
@@ -37,7 +37,7 @@ fn main() {
     let world = universe.world();
     tch::set_num_threads(1);
     let p = world.size() as usize;
-    let cps: Vec<usize> = [1, 2, 3, 4]
+    let cps: Vec<usize> = [1, 2, 4]
         .into_iter()
         .filter(|c| p.is_multiple_of(*c))
         .collect();
