@@ -47,8 +47,16 @@ fn bad_gpt_cp_flags_are_refused_in_one_line() {
             .err()
     };
     for (line, ranks, says) in [
-        ("--cp 3", 4, "--cp 3 does not divide the job's 4 ranks (e.g. --cp 2)"),
-        ("", 3, "--cp 2 does not divide the job's 3 ranks (e.g. --cp 3)"),
+        (
+            "--cp 3",
+            4,
+            "--cp 3 does not divide the job's 4 ranks (e.g. --cp 2)",
+        ),
+        (
+            "",
+            3,
+            "--cp 2 does not divide the job's 3 ranks (e.g. --cp 3)",
+        ),
         (
             "--cp 3 --tp 1",
             3,
