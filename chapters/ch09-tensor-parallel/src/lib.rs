@@ -30,6 +30,8 @@
 //!   stage's blocks, parameters and forward), [`pipe`] (messages between stages),
 //!   [`pipeline`] (GPipe over micro-batches), [`gpt_lab_pipeline`] (`gpt --pp P --micro M`),
 //!   [`step_trace`] (one step's communication on every rank, a Perfetto trace).
+//! - Given, for chapter 13: [`context`] (the seam where the sequence is split over ranks:
+//!   the tokens and positions a rank holds, and attention over all of them).
 
 pub mod block;
 pub mod compare;
