@@ -9,7 +9,9 @@
 
 use ch01::model::AlphaBeta;
 
-pub use crate::machine::{calibrate, calibrate_at, median_over_job, Machine, Rung, LADDER};
+pub use crate::machine::{
+    calibrate, calibrate_at, median_of_runs, median_over_job, Machine, Rung, LADDER,
+};
 
 /// Bytes per segment of the segmented ring (ex 3.3): small enough to stay in a core's
 /// cache between arriving and being reduced, large enough that alpha stays small.

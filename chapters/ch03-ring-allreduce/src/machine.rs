@@ -106,6 +106,21 @@ pub fn median_over_job(world: &SimpleCommunicator, mine: &[f64]) -> f64 {
     job.get(job.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
+/// The median over `reps` runs of `run` of the slowest rank's seconds, each run timed
+/// after a barrier (no warm-up: call `run` once first where the first run is slower).
+/// Collective. The benchmarks of chapters 12 and 13 time their calls with it.
+pub fn median_of_runs(world: &SimpleCommunicator, reps: usize, mut run: impl FnMut()) -> f64 {
+    let times: Vec<f64> = (0..reps)
+        .map(|_| {
+            world.barrier();
+            let t = Instant::now();
+            run();
+            t.elapsed().as_secs_f64()
+        })
+        .collect();
+    median_over_job(world, &times)
+}
+
 /// Seconds per repetition of `body`: [`median_over_job`] of `reps` timed repetitions,
 /// after a barrier and one warm-up.
 fn seconds_per_rep(world: &SimpleCommunicator, reps: usize, body: impl FnMut()) -> f64 {

@@ -15,7 +15,7 @@
 //! emulated nodes than ranks once the job has started. It needs ex 12.1, 12.2 and
 //! chapter 3's ex 3.1 and 3.2; until they are written it says which is missing.
 
-use ch03::cost::median_over_job;
+use ch03::cost::median_of_runs as timed;
 use ch03::ops::Op;
 use ch12::busy::allreduce_busy;
 use ch12::hier::allreduce_leaders;
@@ -24,28 +24,13 @@ use ch12::links::measure_links;
 use ch12::model::{crossover, predict, Cards, Links, Schedule};
 use ch12::nodes::NodeGroups;
 use mpi::collective::SystemOperation;
-use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
-use std::time::Instant;
 use toolkit::compare::close_sums;
 use toolkit::gate::unless_todo;
 use toolkit::report::rank_count;
 
 /// The vector sizes timed, in bytes.
 const SIZES: [usize; 4] = [1 << 10, 16 << 10, 256 << 10, 4 << 20];
-
-/// The median over `reps` of the slowest rank's time of `run`.
-fn timed(world: &SimpleCommunicator, reps: usize, mut run: impl FnMut()) -> f64 {
-    let times: Vec<f64> = (0..reps)
-        .map(|_| {
-            world.barrier();
-            let t = Instant::now();
-            run();
-            t.elapsed().as_secs_f64()
-        })
-        .collect();
-    median_over_job(world, &times)
-}
 
 fn us(seconds: f64) -> String {
     format!("{:>10.1}", seconds * 1e6)

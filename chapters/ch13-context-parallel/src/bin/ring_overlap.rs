@@ -16,7 +16,7 @@
 //! machine). `WORKBOOK_BENCH_SMOKE=1`: one short length, one repetition.
 
 use ch03::cost::Costs;
-use ch03::machine::{calibrate_at, median_over_job, Machine};
+use ch03::machine::{calibrate_at, median_of_runs, Machine};
 use ch13::blocks::{block_of, pack};
 use ch13::flags::RingFlags;
 use ch13::lab::{draw, probe_merge};
@@ -26,21 +26,12 @@ use ch13::ring::ring_forward;
 use mpi::point_to_point::send_receive_into;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
-use std::time::Instant;
 use toolkit::gate::unless_todo;
 
-/// The median over `reps` repetitions of the slowest rank's seconds of `f`.
+/// One warm-up run of `f`, then chapter 3's median over `reps` runs (the slowest rank's).
 fn timed(world: &SimpleCommunicator, reps: usize, f: &dyn Fn()) -> f64 {
-    f(); // warm-up
-    let mine: Vec<f64> = (0..reps)
-        .map(|_| {
-            world.barrier();
-            let t = Instant::now();
-            f();
-            t.elapsed().as_secs_f64()
-        })
-        .collect();
-    median_over_job(world, &mine)
+    f();
+    median_of_runs(world, reps, f)
 }
 
 fn main() {
