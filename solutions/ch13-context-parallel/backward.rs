@@ -1,6 +1,6 @@
-//! Chapter 13 exercise 13.5: solution.
+//! Chapter 13 exercises 13.5 and 13.7: solution.
 
-use crate::blocks::{pack, unpack};
+use crate::blocks::{pack, unpack, zigzag_chunks};
 use crate::grads::{block_grads, row_dot, Grads};
 use crate::partial::{Mask, Partial};
 use mpi::point_to_point::send_receive_into;
@@ -70,3 +70,72 @@ pub fn ring_backward(
     Grads { dq, dk, dv }
 }
 // ANCHOR_END: ring_backward
+
+// ANCHOR: zigzag_backward
+/// Ex 13.5's ring; at each step every pair of a query chunk and a key chunk by ex 13.3's
+/// rule, each pair's gradients added to its chunks' rows.
+pub fn zigzag_backward(
+    world: &SimpleCommunicator,
+    q: &Tensor,
+    k: &Tensor,
+    v: &Tensor,
+    fwd: &Partial,
+    dout: &Tensor,
+) -> Grads {
+    let (r, p) = (world.rank() as usize, world.size() as usize);
+    let (right, left) = (
+        world.process_at_rank(((r + 1) % p) as i32),
+        world.process_at_rank(((r + p - 1) % p) as i32),
+    );
+    let (shape, c) = (k.size(), q.size()[2] / 2);
+    let half = |x: &Tensor, h: usize| x.narrow(2, h as i64 * c, c);
+    let d_rows = row_dot(dout, &fwd.out);
+    let dq = q.zeros_like();
+    let (mut k, mut v) = (k.shallow_clone(), v.shallow_clone());
+    let (mut dk, mut dv) = (k.zeros_like(), v.zeros_like());
+    for s in 0..p {
+        let (mine, theirs) = (zigzag_chunks(r, p), zigzag_chunks((r + p - s) % p, p));
+        let out = pack(&k, &v);
+        let mut next = vec![0f64; out.len()];
+        mpi::request::scope(|scope| {
+            let moving = (s + 1 < p).then(|| {
+                let sent = right.immediate_send(scope, &out[..]);
+                let got = left.immediate_receive_into(scope, &mut next[..]);
+                (sent, got)
+            });
+            for (a, i) in mine.into_iter().enumerate() {
+                for (b, j) in theirs.into_iter().enumerate() {
+                    let mask = match j.cmp(&i) {
+                        Ordering::Less => Mask::Full,
+                        Ordering::Equal => Mask::Diagonal,
+                        Ordering::Greater => continue,
+                    };
+                    let (qa, la, da) = (half(q, a), half(&fwd.lse, a), half(&d_rows, a));
+                    let (kb, vb) = (half(&k, b), half(&v, b));
+                    let g = block_grads(&qa, &kb, &vb, &half(dout, a), &la, &da, mask);
+                    // The halves are views: adding to them adds to the rows of the whole.
+                    let (mut dq_a, mut dk_b, mut dv_b) = (half(&dq, a), half(&dk, b), half(&dv, b));
+                    dq_a += g.dq;
+                    dk_b += g.dk;
+                    dv_b += g.dv;
+                }
+            }
+            if let Some((sent, got)) = moving {
+                got.wait();
+                sent.wait();
+            }
+        });
+        if p > 1 {
+            // The accumulators follow their part; after the last step, home.
+            let acc = pack(&dk, &dv);
+            let mut arrived = vec![0f64; acc.len()];
+            send_receive_into(&acc[..], &right, &mut arrived[..], &left);
+            (dk, dv) = unpack(&arrived, &shape);
+        }
+        if s + 1 < p {
+            (k, v) = unpack(&next, &shape);
+        }
+    }
+    Grads { dq, dk, dv }
+}
+// ANCHOR_END: zigzag_backward

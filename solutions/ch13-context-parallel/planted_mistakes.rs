@@ -4,7 +4,9 @@
 //! zig-zag ring that chooses the mask by rank as ex 13.2 does, or attends a chunk's own
 //! keys unmasked, under mpirun at 3 ranks (`toolkit::mpi_test!`); ex 13.4's Ulysses
 //! without its all-to-alls, at 2 ranks; ex 13.5's backward whose gradient accumulators
-//! miss their last hop home, at 3 ranks.
+//! miss their last hop home, at 3 ranks; ex 13.6's Ulysses backward without the causal
+//! mask, at 2 ranks; ex 13.5's backward used as it is for ex 13.7's zig-zag layout, at 3
+//! ranks.
 //!
 //! Run: `cargo test -p ch13-context-parallel --features solution --test planted_mistakes
 //! -- --nocapture` to read the messages.
@@ -16,8 +18,8 @@ use ch13::blocks::{pack, unpack, zigzag_chunks};
 use ch13::grads::Grads;
 use ch13::partial::{attend_block, Mask, Partial};
 use common::backward::check_backward;
-use common::ulysses::check_ulysses;
-use common::zigzag::{check_zigzag, ZigZag};
+use common::ulysses::{check_ulysses, check_ulysses_backward};
+use common::zigzag::{check_zigzag, check_zigzag_backward, ZigZag};
 use common::{check_merge, check_ring};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -195,5 +197,47 @@ fn last_hop_missing(
 toolkit::mpi_test! {
     fn ex13_5_last_hop_missing_is_named(world at &[3]) {
         named(check_backward(world, last_hop_missing), "one hop from home")
+    }
+}
+
+// ANCHOR: ulysses_backward_unmasked
+/// Mistake 7: ex 13.6 whose backward on the heads' ranks forgets the causal mask (made
+/// here from the solution, asked for the full attention's gradients).
+fn ulysses_backward_unmasked(
+    world: &SimpleCommunicator,
+    q: &Tensor,
+    k: &Tensor,
+    v: &Tensor,
+    dout: &Tensor,
+    _causal: bool,
+) -> Grads {
+    ch13::ulysses::ulysses_backward(world, q, k, v, dout, false)
+}
+// ANCHOR_END: ulysses_backward_unmasked
+
+toolkit::mpi_test! {
+    fn ex13_6_backward_without_the_mask_is_named(world at &[2]) {
+        named(check_ulysses_backward(world, ulysses_backward_unmasked), "without the causal mask")
+    }
+}
+
+// ANCHOR: zigzag_with_ring_backward
+/// Mistake 8: ex 13.7 as ex 13.5's ring backward, the mask chosen by rank over each
+/// two-chunk part (an early chunk and a late one are not one block of the sequence).
+fn zigzag_with_ring_backward(
+    world: &SimpleCommunicator,
+    q: &Tensor,
+    k: &Tensor,
+    v: &Tensor,
+    fwd: &Partial,
+    dout: &Tensor,
+) -> Grads {
+    ch13::backward::ring_backward(world, q, k, v, fwd, dout, true)
+}
+// ANCHOR_END: zigzag_with_ring_backward
+
+toolkit::mpi_test! {
+    fn ex13_7_ring_rule_is_named(world at &[3]) {
+        named(check_zigzag_backward(world, zigzag_with_ring_backward), "chunks' places")
     }
 }

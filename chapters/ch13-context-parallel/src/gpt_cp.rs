@@ -5,9 +5,9 @@
 //! `(g / tp) % cp`. The ranks at one CP position form a DP x TP x PP grid of their own,
 //! chapter 9's [`Grid`] built on them ([`CpGrid::grid`]): its TP allreduces, pipeline
 //! messages and embedding group never leave the tokens they share. The `cp` ranks that
-//! differ only in their CP position form the CP group, over which ring attention runs
-//! ([`crate::context::RingContext`]); every rank holds `seq / cp` tokens of each of its
-//! replica's sequences.
+//! differ only in their CP position form the CP group, over which attention runs (ring,
+//! zig-zag ring or Ulysses: [`crate::context::CpContext`]); every rank holds `seq / cp`
+//! tokens of each of its replica's sequences.
 //!
 //! The gradients: each CP rank's loss is the mean over its own tokens, and attention's
 //! backward has already sent every rank's share of dK and dV home, so the gradient of the
@@ -17,7 +17,7 @@
 //! the same on every CP rank, so a checkpoint is written by the ranks at CP position 0
 //! (chapter 9's format: whole tensors by name) and resumes at any CP.
 
-use crate::context::RingContext;
+use crate::context::CpContext;
 use ch09::corpus::Corpus;
 use ch09::gpt_ckpt_state::Checkpointed;
 use ch09::gpt_lab::LabTrainer;
@@ -97,7 +97,7 @@ impl CpGrid {
     }
 
     /// Chapter 9's TP group of this grid, its model's sequence split by `context`.
-    pub fn tp<'g>(&'g self, context: &'g RingContext<'g>) -> Tp<'g> {
+    pub fn tp<'g>(&'g self, context: &'g CpContext<'g>) -> Tp<'g> {
         Tp::new(&self.grid.tp).with_context(context)
     }
 
@@ -109,7 +109,7 @@ impl CpGrid {
 }
 
 /// A chapter-9 trainer ([`ch09::train::GridTrainer`] or
-/// [`ch09::pipeline::PipeTrainer`]) whose TP group carries the ring's context and whose
+/// [`ch09::pipeline::PipeTrainer`]) whose TP group carries the CP context and whose
 /// DP group is the data group; chapter 9's lab loop runs it as it is.
 pub struct CpTrainer<'g, T> {
     pub inner: T,

@@ -1,8 +1,9 @@
 //! Given: the lab `gpt_cp`: chapter 9's GPT on the book's pages with its sequence split
-//! over `--cp` ranks (ring attention inside), composed with chapter 9's `--dp`, `--tp`
-//! and `--pp`; its flags, checked before MPI starts, and its body.
+//! over `--cp` ranks (`--attention`: ring, zig-zag ring or Ulysses inside), composed with
+//! chapter 9's `--dp`, `--tp` and `--pp`; its flags, checked before MPI starts, and its
+//! body.
 
-use crate::context::RingContext;
+use crate::context::{Attention, CpContext};
 use crate::gpt_cp::{CpGrid, CpLayout, CpTrainer};
 use ch09::corpus::Corpus;
 use ch09::gpt::GptConfig;
@@ -11,7 +12,7 @@ use ch09::gpt_lab::{train, LabTrainer};
 use ch09::gpt_lab_start::resume;
 use ch09::pipeline::PipeTrainer;
 use ch09::train::{GridTrainer, StepStats};
-use clap::Parser;
+use clap::{Parser, ValueEnum};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use tch::Kind;
@@ -20,8 +21,8 @@ use trainer_kit::cli::{DeviceChoice, Trainer};
 /// The lab's command line: chapter 9's `gpt` flags, and the CP group's size.
 #[derive(Parser, Clone, Debug, PartialEq)]
 #[command(
-    about = "Chapter 9's GPT with its sequence split over --cp ranks (ring attention), \
-             composed with --dp, --tp and --pp",
+    about = "Chapter 9's GPT with its sequence split over --cp ranks (ring, zig-zag ring \
+             or Ulysses attention), composed with --dp, --tp and --pp",
     after_help = "Ranks = cp x dp x tp x pp, placed tp-cp-dp-pp (TP innermost). Checkpoints \
                   (--checkpoint DIR) are chapter 9's: --resume reads them at any --cp and grid."
 )]
@@ -31,6 +32,9 @@ pub struct GptCpFlags {
     /// Context-parallel ranks: each holds seq / C tokens of every sequence
     #[arg(long, value_name = "C", default_value_t = 2)]
     pub cp: usize,
+    /// How the CP ranks attend over the whole sequence
+    #[arg(long, value_enum, default_value_t = Attention::Ring)]
+    pub attention: Attention,
 }
 
 trainer_kit::trainer!(GptCpFlags, name: "gpt_cp", check: check,
@@ -86,7 +90,40 @@ fn check(f: &GptCpFlags, ranks: usize) -> Result<(), String> {
         return Err("--trace: chapter 9's trace draws DP, TP and PP only; run without it".into());
     }
     <GptFlags as Trainer>::check(&f.gpt, layout.grid.ranks())
-        .map_err(|why| at_position(&why, cp, ranks))
+        .map_err(|why| at_position(&why, cp, ranks))?;
+    fits_attention(f, layout)
+}
+
+/// What the zig-zag layout and Ulysses ask beyond `seq % cp == 0`: two chunks per rank,
+/// and the heads of each TP rank split over the CP ranks.
+fn fits_attention(f: &GptCpFlags, layout: CpLayout) -> Result<(), String> {
+    let (cp, seq, heads, tp) = (f.cp, f.gpt.seq, f.gpt.heads, layout.grid.tp);
+    match f.attention {
+        Attention::Zigzag if !seq.is_multiple_of(2 * cp) => {
+            let up = seq.div_ceil(2 * cp) * 2 * cp;
+            Err(format!(
+                "--seq {seq} does not split into 2 x --cp {cp} chunks: the zig-zag layout gives \
+                 each rank two chunks of seq / 2cp tokens (e.g. --seq {up})"
+            ))
+        }
+        Attention::Ulysses if !(heads / tp).is_multiple_of(cp) => {
+            let hidden = f.gpt.hidden;
+            let fits = (1..=hidden)
+                .filter(|h| hidden.is_multiple_of(*h) && h.is_multiple_of(tp * cp))
+                .min_by_key(|h| h.abs_diff(heads));
+            let instead = match fits {
+                Some(h) => format!("--heads {h}"),
+                None => "--attention ring".into(),
+            };
+            Err(format!(
+                "--attention ulysses: the {} heads of each TP rank (--heads {heads} over tp \
+                 {tp}) do not split over --cp {cp}: each CP rank attends with heads / (tp x cp) \
+                 of them (e.g. {instead})",
+                heads / tp
+            ))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// The run's first lines.
@@ -100,6 +137,14 @@ fn header(f: &GptCpFlags, corpus: &Corpus, layout: CpLayout, cfg: &GptConfig) {
     println!(
         "grid: cp {} x dp {} x tp {} x pp {} over {} ranks (tp-cp-dp-pp); each rank holds {} of the {} tokens of every sequence; global batch {}",
         layout.cp, g.dp, g.tp, g.pp, layout.ranks(), b.seq / layout.cp, b.seq, b.batch * g.dp
+    );
+    let [fwd, bwd] = f.attention.exercises();
+    println!(
+        "attention over the CP group: {} (ex {fwd} forward, ex {bwd} backward)",
+        f.attention
+            .to_possible_value()
+            .expect("a named value")
+            .get_name()
     );
 }
 
@@ -129,7 +174,7 @@ pub fn run(world: &SimpleCommunicator, f: &GptCpFlags, corpus: &Corpus) -> Resul
     if world.rank() == 0 {
         header(f, corpus, layout, &cfg);
     }
-    let context = RingContext::new(&grid.cp);
+    let context = CpContext::new(&grid.cp, f.attention);
     let (seed, lr) = (g.common.seed as i64, g.common.lr);
     let ran = toolkit::gate::unless_todo(world, || -> Result<StepStats, String> {
         match layout.grid.pp > 1 || g.micro > 1 {

@@ -11,7 +11,7 @@
 //! The scores of one block pair come on top, for a moment: `b · H · (s / cp)² · 8` bytes
 //! (f64), which CP cuts by cp².
 
-use crate::context::RingContext;
+use crate::context::{Attention, CpContext};
 use crate::gpt_cp::{CpGrid, CpLayout};
 use ch09::corpus::{Corpus, Split};
 use ch09::gpt::{logits, GptConfig, GptParams};
@@ -85,7 +85,7 @@ pub fn held_by_forward(
         grid: Layout::new(1, 1, 1).expect("one rank"),
     };
     let grid = CpGrid::new(&group, layout);
-    let context = RingContext::new(&grid.cp);
+    let context = CpContext::new(&grid.cp, Attention::Ring);
     let tp = grid.tp(&context);
     let params = GptParams::whole(cfg, Kind::Float, 7);
     let b = cfg.block.batch;

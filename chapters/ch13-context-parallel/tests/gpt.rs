@@ -1,13 +1,15 @@
-//! Checks of chapter 9's GPT with context parallelism (ring attention inside, ex 13.2 and
-//! ex 13.5) against one process: under mpirun at 2, 3 and 4 ranks in one launch, the
-//! layouts (cp x dp x tp x pp) 2x1x1x1, 3x1x1x1, 2x2x1x1, 2x1x2x1 and 2x1x1x2 (GPipe, 2
-//! micro-batches) train 3 steps of Adam in f64 on the same global batch as one process
-//! with the whole model and sequence; every step's loss, the first step's gradients and
-//! the parameters after the last are within chapter 9's bounds (`compare::gpt_bound`,
-//! `compare::adam_bound`). Then the checkpoint saved at cp 2 x tp 2 is read at cp 1 x tp 4
-//! and holds the same parameters. Run: `make check CH=13` (after chapter 9's exercises
-//! and 13.1, 13.2, 13.5) or `cargo test -p ch13-context-parallel --features solution
-//! --test main gpt::`.
+//! Checks of chapter 9's GPT with context parallelism against one process: under mpirun at
+//! 2, 3 and 4 ranks in one launch per test, layouts (cp x dp x tp x pp) with each
+//! attention the lab offers: ring (ex 13.2, 13.5) at 2x1x1x1, 3x1x1x1, 2x2x1x1, 2x1x2x1 and
+//! 2x1x1x2 (GPipe, 2 micro-batches); then, in a test of their own (their backward passes
+//! are optional exercises), the zig-zag ring (ex 13.3, 13.7) at 2x1x1x1, 3x1x1x1 and
+//! 2x2x1x1, and Ulysses (ex 13.4, 13.6) at 2x1x1x1, 3x1x1x1, 2x1x2x1 and 2x1x1x2. Each trains 3 steps
+//! of Adam in f64 on the same global batch as one process with the whole model and
+//! sequence; every step's loss, the first step's gradients and the parameters after the
+//! last are within chapter 9's bounds (`compare::gpt_bound`, `compare::adam_bound`). Then
+//! the checkpoint saved at cp 2 x tp 2 is read at cp 1 x tp 4 and holds the same
+//! parameters. Run: `make check CH=13` (after chapter 9's exercises and 13.1, 13.2, 13.5; the second test after 13.3, 13.4, 13.6, 13.7) or
+//! `cargo test -p ch13-context-parallel --features solution --test main gpt::`.
 
 use ch09::compare::{adam_bound, gpt_bound, max_abs, max_diff};
 use ch09::corpus::{repository_root, Corpus};
@@ -18,7 +20,7 @@ use ch09::grid::{Grid, Layout};
 use ch09::params::BlockConfig;
 use ch09::pipeline::PipeTrainer;
 use ch09::train::{GridTrainer, OneProcess};
-use ch13::context::RingContext;
+use ch13::context::{Attention, CpContext};
 use ch13::gpt_cp::{CpGrid, CpLayout, CpTrainer};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -30,12 +32,34 @@ const STEPS: u64 = 3;
 const LR: f64 = 0.01;
 const GLOBAL: usize = 4;
 
-/// The layouts `(cp, dp, tp, pp, micro)` of `ranks` ranks.
-fn layouts(ranks: usize) -> &'static [(usize, usize, usize, usize, usize)] {
+/// A layout `(cp, dp, tp, pp, micro)` and the attention over its CP group.
+type Case = ((usize, usize, usize, usize, usize), Attention);
+
+/// The cases of ring attention at `ranks` ranks.
+fn ring_cases(ranks: usize) -> &'static [Case] {
+    use Attention::Ring;
     match ranks {
-        2 => &[(2, 1, 1, 1, 1)],
-        3 => &[(3, 1, 1, 1, 1)],
-        _ => &[(2, 2, 1, 1, 1), (2, 1, 1, 2, 2), (2, 1, 2, 1, 1)],
+        2 => &[((2, 1, 1, 1, 1), Ring)],
+        3 => &[((3, 1, 1, 1, 1), Ring)],
+        _ => &[
+            ((2, 2, 1, 1, 1), Ring),
+            ((2, 1, 1, 2, 2), Ring),
+            ((2, 1, 2, 1, 1), Ring),
+        ],
+    }
+}
+
+/// The cases of the zig-zag ring and Ulysses at `ranks` ranks.
+fn other_cases(ranks: usize) -> &'static [Case] {
+    use Attention::{Ulysses, Zigzag};
+    match ranks {
+        2 => &[((2, 1, 1, 1, 1), Zigzag), ((2, 1, 1, 1, 1), Ulysses)],
+        3 => &[((3, 1, 1, 1, 1), Zigzag), ((3, 1, 1, 1, 1), Ulysses)],
+        _ => &[
+            ((2, 2, 1, 1, 1), Zigzag),
+            ((2, 1, 2, 1, 1), Ulysses),
+            ((2, 1, 1, 2, 2), Ulysses),
+        ],
     }
 }
 
@@ -172,33 +196,55 @@ fn resumes_at_another_cp(
     )
 }
 
+/// Every case of `cases` trains like one process; at cp 2 x tp 2 with the ring, the
+/// checkpoint resumes at cp 1 x tp 4.
+fn cases_train_like_one_process(world: &SimpleCommunicator, cases: &[Case]) -> Result<(), String> {
+    let corpus = Corpus::book(&repository_root())?;
+    let ranks = world.size() as usize;
+    for &((cp, dp, tp, pp, m), attention) in cases {
+        let cfg = model(corpus.vocab(), GLOBAL / dp);
+        let layout = CpLayout {
+            cp,
+            grid: Layout::staged(dp, tp, pp, cfg.layers, ranks / cp)?,
+        };
+        let grid = CpGrid::new(world, layout);
+        let context = CpContext::new(&grid.cp, attention);
+        let me = grid.grid.me;
+        let at = format!(
+            "{attention:?} attention, cp {cp} x dp {dp} x tp {tp} x pp {pp} (m {m}), rank (cp {}, dp {}, tp {}, stage {})",
+            grid.cp_rank, me.dp, me.tp, me.pp
+        );
+        let shape = (tp, me.tp, dp);
+        if pp > 1 {
+            let mut tr = PipeTrainer::new(&grid.grid, cfg, m, Kind::Double, 11, LR)?;
+            (tr.tp, tr.dp) = (grid.tp(&context), grid.data_group());
+            trains_like_one_process(&mut tr, |t| by_name(t.params.named()), &corpus, shape, &at)?;
+            continue;
+        }
+        let mut tr = GridTrainer::new(&grid.grid, cfg, Kind::Double, 11, LR)?;
+        (tr.tp, tr.dp) = (grid.tp(&context), grid.data_group());
+        let (one, drift) =
+            trains_like_one_process(&mut tr, |t| by_name(t.params.named()), &corpus, shape, &at)?;
+        if tp == 2 && attention == Attention::Ring {
+            let tr = CpTrainer {
+                inner: tr,
+                grid: &grid,
+            };
+            resumes_at_another_cp(world, &tr, &one, drift, corpus.vocab())?;
+        }
+    }
+    Ok(())
+}
+
 mpi_test! {
     fn the_gpt_with_cp_trains_like_one_process(world at &[2, 3, 4]) {
-        let corpus = Corpus::book(&repository_root())?;
-        let ranks = world.size() as usize;
-        for &(cp, dp, tp, pp, m) in layouts(ranks) {
-            let cfg = model(corpus.vocab(), GLOBAL / dp);
-            let layout = CpLayout { cp, grid: Layout::staged(dp, tp, pp, cfg.layers, ranks / cp)? };
-            let grid = CpGrid::new(world, layout);
-            let context = RingContext::new(&grid.cp);
-            let me = grid.grid.me;
-            let at = format!("cp {cp} x dp {dp} x tp {tp} x pp {pp} (m {m}), rank (cp {}, dp {}, tp {}, stage {})", grid.cp_rank, me.dp, me.tp, me.pp);
-            let shape = (tp, me.tp, dp);
-            if pp > 1 {
-                let mut tr = PipeTrainer::new(&grid.grid, cfg, m, Kind::Double, 11, LR)?;
-                (tr.tp, tr.dp) = (grid.tp(&context), grid.data_group());
-                trains_like_one_process(&mut tr, |t| by_name(t.params.named()), &corpus, shape, &at)?;
-                continue;
-            }
-            let mut tr = GridTrainer::new(&grid.grid, cfg, Kind::Double, 11, LR)?;
-            (tr.tp, tr.dp) = (grid.tp(&context), grid.data_group());
-            let (one, drift) = trains_like_one_process(&mut tr, |t| by_name(t.params.named()), &corpus, shape, &at)?;
-            if tp == 2 {
-                let tr = CpTrainer { inner: tr, grid: &grid };
-                resumes_at_another_cp(world, &tr, &one, drift, corpus.vocab())?;
-            }
-        }
-        Ok(())
+        cases_train_like_one_process(world, ring_cases(world.size() as usize))
+    }
+}
+
+mpi_test! {
+    fn the_gpt_with_zigzag_or_ulysses_trains_like_one_process(world at &[2, 3, 4]) {
+        cases_train_like_one_process(world, other_cases(world.size() as usize))
     }
 }
 

@@ -16,7 +16,7 @@ pub type Backward =
     fn(&SimpleCommunicator, &Tensor, &Tensor, &Tensor, &Partial, &Tensor, bool) -> Grads;
 
 /// How close to autograd (f64; the gradients sum many products).
-const CLOSE: f64 = 1e-10;
+pub const CLOSE: f64 = 1e-10;
 
 /// Ex 13.5's check: at every rank count of `world`, a sequence of 120 tokens (2 sequences,
 /// 2 heads, head_dim 8, two seeds), causal and not: this rank's dQ, dK, dV against
@@ -71,7 +71,7 @@ pub fn check_backward(world: &SimpleCommunicator, backward: Backward) -> Result<
 }
 
 /// dQ, dK, dV of `sum(attention(q, k, v) ∘ dout)` by LibTorch's autograd, one process.
-fn autograd(q: &Tensor, k: &Tensor, v: &Tensor, dout: &Tensor, causal: bool) -> [Tensor; 3] {
+pub fn autograd(q: &Tensor, k: &Tensor, v: &Tensor, dout: &Tensor, causal: bool) -> [Tensor; 3] {
     let leaf = |x: &Tensor| x.detach().set_requires_grad(true);
     let (q, k, v) = (leaf(q), leaf(k), leaf(v));
     let o = full_attention(&q, &k, &v, causal);

@@ -1,10 +1,13 @@
-//! Ex 13.3's check, shared with its planted mistakes: causal ring attention over the
-//! zig-zag layout against one process's attention over the whole sequence, each rank's two
-//! chunks of rows; a wrong answer compared with what the classic slips give.
+//! Ex 13.3's and ex 13.7's checks, shared with their planted mistakes: causal ring
+//! attention over the zig-zag layout against one process's attention over the whole
+//! sequence, and its backward against LibTorch's autograd there, each rank's two chunks
+//! of rows; a wrong answer compared with what the classic slips give.
 
+use super::backward::{autograd, CLOSE};
 use super::{far, qkv, EXACT};
 use ch13::blocks::{zigzag_chunks, zigzag_of};
-use ch13::partial::{full_attention, Mask, Partial};
+use ch13::grads::Grads;
+use ch13::partial::{attend_block, full_attention, Mask, Partial};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use tch::{Device, Kind, Tensor};
@@ -126,4 +129,64 @@ fn cause(q: &Tensor, k: &Tensor, v: &Tensor, r: usize, p: usize, got: &Partial) 
          zigzag_chunks(src, p), and are chunk r's rows first in the result, then chunk \
          2p - 1 - r's?"
     )
+}
+
+/// A zig-zag backward to check: ex 13.7's, or a planted mistake.
+pub type ZigZagBackward =
+    fn(&SimpleCommunicator, &Tensor, &Tensor, &Tensor, &Partial, &Tensor) -> Grads;
+
+/// Ex 13.7's check: at every rank count of `world`, a causal sequence of 240 tokens (2
+/// sequences, 2 heads, head_dim 8, two seeds) in the zig-zag layout, the forward's rows
+/// from one process: this rank's dQ, dK, dV (its two chunks) against autograd's, within
+/// 1e-10. The ranks agree after each case.
+pub fn check_zigzag_backward(
+    world: &SimpleCommunicator,
+    backward: ZigZagBackward,
+) -> Result<(), String> {
+    let (r, p) = (world.rank() as usize, world.size() as usize);
+    for seed in [71, 72] {
+        let (q, k, v) = qkv(seed, [2, 2, SEQ, 8], 1.0);
+        let dout = qkv(seed + 100, [2, 2, SEQ, 8], 1.0).0;
+        let mine = |x: &Tensor| zigzag_of(x, r, p);
+        let whole = attend_block(&q, &k, &v, Mask::Diagonal);
+        let fwd = Partial {
+            out: mine(&whole.out),
+            lse: mine(&whole.lse),
+        };
+        let got = backward(world, &mine(&q), &mine(&k), &mine(&v), &fwd, &mine(&dout));
+        let want = autograd(&q, &k, &v, &dout, true);
+        let off = [(&got.dq, 0), (&got.dk, 1), (&got.dv, 2)].map(|(g, i)| far(g, &mine(&want[i])));
+        let mine = match off.iter().any(|&x| x > CLOSE) {
+            false => Ok(()),
+            true => {
+                let next = zigzag_of(&want[1], (r + 1) % p, p);
+                let why = if off[0] > CLOSE {
+                    "dQ is wrong: block_grads of each pair of a query chunk i and a held key \
+                     chunk j by ex 13.3's rule on the chunks' places (j < i Mask::Full, j == i \
+                     Mask::Diagonal, j > i skipped), with rows a·c.. of q, dout, fwd.lse and D \
+                     for this rank's a-th chunk"
+                        .to_string()
+                } else if p > 1 && far(&got.dk, &next) <= CLOSE {
+                    format!(
+                        "dK and dV are rank {}'s: after the last step the accumulators are one \
+                         hop from home; send them once more to r + 1, their owner",
+                        (r + 1) % p
+                    )
+                } else {
+                    "dK, dV are wrong while dQ is right: add each pair's dk and dv to rows b·c.. \
+                     of the held part's accumulators (its b-th chunk), which travel with the \
+                     part and come home at the end"
+                        .to_string()
+                };
+                Err(format!(
+                    "causal attention's backward in the zig-zag layout, {p} rank(s), seed \
+                     {seed}: rank {r}'s dQ off by {:.1e}, dK by {:.1e}, dV by {:.1e} (want \
+                     1e-10, against autograd): {why}",
+                    off[0], off[1], off[2]
+                ))
+            }
+        };
+        agree(world, mine)?;
+    }
+    Ok(())
 }
