@@ -51,5 +51,11 @@ rm -rf "$ckpt"
 refused() { # NP, ARGS: the lab's one-line refusal
   echo "\$ make run CH=13 BIN=gpt_cp NP=$1 SOLUTION=1 ARGS='$2'";
   $MAKE -s --no-print-directory run CH=13 BIN=gpt_cp NP=$1 SOLUTION=1 ARGS="$2" 2>&1 || true; }
-{ refused 4 "--cp 3"; refused 3 "--cp 3 --tp 1"; refused 4 "--tp 4"; } > $book/output/gpt-cp-bad-flags.txt
-echo "outputs: wrote $book/output/ring_attention-np8.txt, zigzag-np8.txt, ulysses-np8.txt, ulysses-by-length.txt, attention-bench.txt, ring-overlap.txt, backward-np8.txt, bad-flags.txt, gpt-cp-beside-gpt.txt, gpt-cp-np8.txt, gpt-cp-resume.txt, gpt-cp-bad-flags.txt"
+{ refused 4 "--cp 3"; refused 3 "--cp 3 --tp 1"; refused 4 "--tp 4";
+  refused 4 "--attention ulysses"; refused 3 "--cp 3 --tp 1 --seq 63 --attention zigzag"; } > $book/output/gpt-cp-bad-flags.txt
+# The three attentions side by side: cp 2 at 2 ranks, 500 steps each.
+for attention in ring zigzag ulysses; do
+  echo "\$ make run CH=13 BIN=gpt_cp NP=2 SOLUTION=1 ARGS='--attention $attention --steps 500'";
+  $MAKE -s --no-print-directory run CH=13 BIN=gpt_cp NP=2 SOLUTION=1 ARGS="--attention $attention --steps 500" 2>&1 | sed -n '/^attention over/p;/step  train/,/^ *500 /p';
+done > $book/output/gpt-cp-attentions.txt
+echo "outputs: wrote $book/output/ring_attention-np8.txt, zigzag-np8.txt, ulysses-np8.txt, ulysses-by-length.txt, attention-bench.txt, ring-overlap.txt, backward-np8.txt, bad-flags.txt, gpt-cp-beside-gpt.txt, gpt-cp-np8.txt, gpt-cp-resume.txt, gpt-cp-bad-flags.txt, gpt-cp-attentions.txt"

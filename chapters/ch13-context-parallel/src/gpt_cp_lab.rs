@@ -89,13 +89,14 @@ fn check(f: &GptCpFlags, ranks: usize) -> Result<(), String> {
     if f.gpt.trace.is_some() {
         return Err("--trace: chapter 9's trace draws DP, TP and PP only; run without it".into());
     }
+    fits_attention(f, layout)?;
     <GptFlags as Trainer>::check(&f.gpt, layout.grid.ranks())
-        .map_err(|why| at_position(&why, cp, ranks))?;
-    fits_attention(f, layout)
+        .map_err(|why| at_position(&why, cp, ranks))
 }
 
 /// What the zig-zag layout and Ulysses ask beyond `seq % cp == 0`: two chunks per rank,
-/// and the heads of each TP rank split over the CP ranks.
+/// and the heads of each TP rank split over the CP ranks (heads that TP cannot split are
+/// chapter 9's check's to refuse).
 fn fits_attention(f: &GptCpFlags, layout: CpLayout) -> Result<(), String> {
     let (cp, seq, heads, tp) = (f.cp, f.gpt.seq, f.gpt.heads, layout.grid.tp);
     match f.attention {
@@ -106,7 +107,7 @@ fn fits_attention(f: &GptCpFlags, layout: CpLayout) -> Result<(), String> {
                  each rank two chunks of seq / 2cp tokens (e.g. --seq {up})"
             ))
         }
-        Attention::Ulysses if !(heads / tp).is_multiple_of(cp) => {
+        Attention::Ulysses if heads.is_multiple_of(tp) && !(heads / tp).is_multiple_of(cp) => {
             let hidden = f.gpt.hidden;
             let fits = (1..=hidden)
                 .filter(|h| hidden.is_multiple_of(*h) && h.is_multiple_of(tp * cp))

@@ -67,6 +67,21 @@ fn bad_gpt_cp_flags_are_refused_in_one_line() {
             4,
             "at each of the --cp 2 positions (2 of the 4 ranks)",
         ),
+        (
+            "--attention ulysses",
+            4,
+            "--attention ulysses: the 3 heads of each TP rank (--heads 6 over tp 2) do not split over --cp 2",
+        ),
+        (
+            "--attention ulysses --tp 1 --heads 5 --hidden 95",
+            4,
+            "(e.g. --attention ring)",
+        ),
+        (
+            "--cp 3 --tp 1 --seq 63 --attention zigzag",
+            3,
+            "--seq 63 does not split into 2 x --cp 3 chunks: the zig-zag layout gives each rank two chunks of seq / 2cp tokens (e.g. --seq 66)",
+        ),
         ("--device cuda", 4, "trains on the CPU"),
         ("--cp 0", 4, "--cp 0 does not divide"),
     ] {
