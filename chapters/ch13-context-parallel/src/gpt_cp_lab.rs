@@ -74,7 +74,13 @@ fn check(f: &GptCpFlags, ranks: usize) -> Result<(), String> {
     let (cp, seq) = (f.cp, f.gpt.seq);
     let layout = f.layout(ranks)?;
     if seq == 0 || !seq.is_multiple_of(cp) {
-        let up = seq.div_ceil(cp).max(1) * cp;
+        // A length the zig-zag layout also takes (two chunks a rank), where it is asked for.
+        let unit = if f.attention == Attention::Zigzag {
+            2 * cp
+        } else {
+            cp
+        };
+        let up = seq.div_ceil(unit).max(1) * unit;
         return Err(format!(
             "--seq {seq} does not split over --cp {cp}: each rank holds seq / cp tokens (e.g. --seq {up})"
         ));
