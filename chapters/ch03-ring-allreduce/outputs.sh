@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Chapter 03's captures for the book beyond its labs' output:
-#   the sweep at NP=2 and NP=4, the model and busbw plots, the ring's traced messages.
+#   the sweep at NP=2 and NP=4, the trees beside it at NP=2, 3 and 4, the model and busbw
+#   plots, the ring's traced messages.
 # `make outputs CH=03` runs the labs, then this script from the repository root
 # (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.
 set -euo pipefail
@@ -14,7 +15,21 @@ for np in 2 4; do
   { echo "\$ NP=$np cargo run --release -p ch03-ring-allreduce --features solution --bin sweep -- --runs 3";
     NP=$np cargo run -q --release -p ch03-ring-allreduce --features solution --bin sweep -- --runs 3 2>&1; } > "$file"
 done
+# The trees of ex 3.6 and 3.7 next to MPI_Allreduce, the ring and recursive doubling (one
+# run; the other rows of the table left out), at NP=2, NP=3 (not a power of two) and NP=4.
+for np in 2 3 4; do
+  sleep 60 # the load average of the run before falls back
+  { echo "\$ NP=$np cargo run --release -p ch03-ring-allreduce --features solution --bin sweep -- --with tree,rabenseifner   # some rows";
+    NP=$np cargo run -q --release -p ch03-ring-allreduce --features solution --bin sweep -- --with tree,rabenseifner 2>&1 \
+      | sed -n '1,/^# calibration/p' | grep -vE 'segmented ring|reduce\+bcast|auto \(ex 3.5\)|^# calibration'; } > $book/output/trees-np$np.txt
+done
+# The allreduce algorithms of Open MPI's tuned component, as ompi_info lists them.
+if command -v ompi_info > /dev/null; then
+  { echo "\$ ompi_info --version | head -1"; ompi_info --version | head -1;
+    echo "\$ ompi_info --param coll tuned --level 9 | grep -A2 '\"coll_tuned_allreduce_algorithm\"'";
+    ompi_info --param coll tuned --level 9 | grep -A2 '"coll_tuned_allreduce_algorithm"' | sed 's/^ *//'; } > $book/output/ompi-allreduce-algorithms.txt
+fi
 mkdir -p $book/img
 # The ring's messages (ch03-reduce-scatter/allgather.svg) were traced by the ring_steps lab.
 for f in busbw model-np2 model-np4 reduce-scatter allgather; do cp "$TARGET_DIR/workbook/ch03-$f.svg" $book/img/; done
-echo "outputs: wrote $book/output/sweep{,-np2}.txt, the model and busbw plots, ch03-reduce-scatter.svg, ch03-allgather.svg"
+echo "outputs: wrote $book/output/sweep{,-np2}.txt, trees-np{2,3,4}.txt, ompi-allreduce-algorithms.txt, the model and busbw plots, ch03-reduce-scatter.svg, ch03-allgather.svg"

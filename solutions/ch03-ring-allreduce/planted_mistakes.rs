@@ -168,3 +168,6 @@ fn chunks_that_forget_the_remainder_are_caught() {
     );
     println!("{text}");
 }
+
+#[path = "planted_trees.rs"]
+mod planted_trees;

@@ -30,6 +30,10 @@ pub enum Algorithm {
     RecursiveDoubling,
     /// Reduce to rank 0, then send the result to everyone.
     Naive,
+    /// A binomial tree reduce to rank 0, then a binomial broadcast (chapter 2's ex 2.3, 2.2).
+    BinomialTree,
+    /// Recursive-halving reduce-scatter, then recursive-doubling allgather (ex 3.6).
+    Rabenseifner,
 }
 
 impl Algorithm {
@@ -42,6 +46,10 @@ impl Algorithm {
         Algorithm::Naive,
     ];
 
+    /// The algorithms of the chapter's page on trees and halving, which the
+    /// benchmark adds with `--with tree,rabenseifner`.
+    pub const TREES: [Algorithm; 2] = [Algorithm::BinomialTree, Algorithm::Rabenseifner];
+
     /// A short name for tables and plots.
     pub fn name(self) -> &'static str {
         match self {
@@ -50,6 +58,8 @@ impl Algorithm {
             Algorithm::SegmentedRing => "segmented ring",
             Algorithm::RecursiveDoubling => "rec. doubling",
             Algorithm::Naive => "reduce+bcast",
+            Algorithm::BinomialTree => "binomial tree",
+            Algorithm::Rabenseifner => "Rabenseifner",
         }
     }
 }
@@ -105,6 +115,14 @@ impl Costs for CostModel {
 ///   `m(n)`; buffers: the copy and a whole vector to receive into, `2·f(n)`;
 /// - naive: rank 0 receives and reduces `p-1` vectors, then sends `p-1`:
 ///   `2(p-1)·m(n) + (p-1)·r(n) + 2·f(n)`;
+/// - binomial tree: a reduce to rank 0 in `L = ceil(log2 p)` rounds, rank 0 receiving
+///   and reducing a whole vector in each, then a broadcast down the same tree in `L`
+///   rounds: `L·(2·m(n) + r(n))`; buffers: the copy and an inbox, `2·f(n)`;
+/// - Rabenseifner over `q = 2^floor(log2 p)` ranks: recursive halving, rounds of
+///   `m(n/2^k) + r(n/2^k)` for `k = 1 .. log2 q`, then recursive doubling back up, rounds
+///   of `m(n/2^k)`: the ring's `2(q-1)/q·n` bytes in `2·log2 q` messages; when `p > q`
+///   the fold-in and fold-out of ex 3.4, `2·m(n) + r(n)`; buffers: the copy and a
+///   half-vector inbox, `f(n) + f(n/2)`;
 /// - MPI: the better of ring and recursive doubling (what a tuned library picks), with
 ///   one new buffer, its result: `f(n)`.
 pub fn predict(alg: Algorithm, costs: &impl Costs, p: usize, bytes: usize) -> f64 {
@@ -144,6 +162,21 @@ pub fn predict(alg: Algorithm, costs: &impl Costs, p: usize, bytes: usize) -> f6
             2.0 * fresh(bytes) + rounds + fold
         }
         Algorithm::Naive => 2.0 * fresh(bytes) + (pf - 1.0) * (2.0 * msg(bytes) + reduce(bytes)),
+        Algorithm::BinomialTree => {
+            let rounds = f64::from(p.next_power_of_two().ilog2());
+            2.0 * fresh(bytes) + rounds * (2.0 * msg(bytes) + reduce(bytes))
+        }
+        Algorithm::Rabenseifner => {
+            let q = 1usize << p.ilog2();
+            let halves = (1..=q.ilog2()).map(|k| bytes >> k);
+            let rounds: f64 = halves.map(|x| 2.0 * msg(x) + reduce(x)).sum();
+            let fold = if p > q {
+                2.0 * msg(bytes) + reduce(bytes)
+            } else {
+                0.0
+            };
+            fresh(bytes) + fresh(bytes / 2) + rounds + fold
+        }
         Algorithm::Mpi => {
             let ring = predict(Algorithm::Ring, costs, p, bytes) - fresh(c);
             let doubling = predict(Algorithm::RecursiveDoubling, costs, p, bytes);

@@ -45,6 +45,12 @@ pub mod doubling;
 )]
 pub mod choose;
 
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch03-ring-allreduce/rabenseifner.rs"
+)]
+pub mod rabenseifner;
+
 use cost::{Algorithm, Machine};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -106,6 +112,18 @@ pub fn allreduce_ring<T: Elem>(world: &SimpleCommunicator, xs: &[T], op: Op) -> 
 pub fn segment_len<T>() -> usize {
     (cost::SEGMENT_BYTES / std::mem::size_of::<T>()).max(1)
 }
+
+// ANCHOR: allreduce_binomial_tree
+/// The binomial-tree allreduce: chapter 2's tree reduce to rank 0 (ex 2.3), then its
+/// binomial broadcast from rank 0 (ex 2.2). `2·ceil(log2 p)` rounds, the whole vector in
+/// each: the latency algorithm the benchmark puts next to the ring (`--with tree`).
+pub fn allreduce_binomial_tree<T: Elem>(world: &SimpleCommunicator, xs: &[T], op: Op) -> Vec<T> {
+    let reduced = ch02::reduce::reduce_binomial(world, 0, xs, op);
+    let mut all = reduced.unwrap_or_else(|| vec![T::default(); xs.len()]);
+    ch02::broadcast::broadcast_binomial(world, 0, &mut all);
+    all
+}
+// ANCHOR_END: allreduce_binomial_tree
 
 // ANCHOR: allreduce_auto
 /// The allreduce a library would call: `choose::choose_algorithm` (ex 3.5) picks

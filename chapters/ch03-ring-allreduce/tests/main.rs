@@ -9,3 +9,4 @@ mod common;
 mod allreduce;
 mod choose;
 mod ring;
+mod trees;

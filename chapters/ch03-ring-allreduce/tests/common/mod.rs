@@ -6,6 +6,8 @@
 //! everyone's inputs), and a shrunk case prints in one line.
 #![allow(dead_code)] // each test file uses part of it
 
+pub mod counts;
+
 use ch03::ops::{Elem, Op, OPS};
 use ch03::{chunk_range, owned_chunk, reference};
 use mpi::topology::SimpleCommunicator;
