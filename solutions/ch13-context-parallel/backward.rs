@@ -10,33 +10,25 @@ use std::cmp::Ordering;
 use tch::Tensor;
 
 // ANCHOR: ring_backward
-/// k, v sent on before the compute; the accumulators after it, and once more at the end.
-pub fn ring_backward(
+/// Ex 13.5's ring, for any parts: at step `s` the part of rank `src = (r - s) mod p` is
+/// held; `attend(src, k, v, dk, dv)` adds this rank's share to its accumulators. `k`, `v`
+/// are sent on before the compute, the accumulators after it, and once more at the end.
+/// Returns this rank's own part's dK and dV, home.
+fn ring_with_accumulators(
     world: &SimpleCommunicator,
-    q: &Tensor,
     k: &Tensor,
     v: &Tensor,
-    fwd: &Partial,
-    dout: &Tensor,
-    causal: bool,
-) -> Grads {
+    mut attend: impl FnMut(usize, &Tensor, &Tensor, &mut Tensor, &mut Tensor),
+) -> (Tensor, Tensor) {
     let (r, p) = (world.rank() as usize, world.size() as usize);
     let (right, left) = (
         world.process_at_rank(((r + 1) % p) as i32),
         world.process_at_rank(((r + p - 1) % p) as i32),
     );
     let shape = k.size();
-    let d_rows = row_dot(dout, &fwd.out);
-    let mut dq = q.zeros_like();
     let (mut k, mut v) = (k.shallow_clone(), v.shallow_clone());
     let (mut dk, mut dv) = (k.zeros_like(), v.zeros_like());
     for s in 0..p {
-        let src = (r + p - s) % p;
-        let mask = match (causal, src.cmp(&r)) {
-            (false, _) | (true, Ordering::Less) => Some(Mask::Full),
-            (true, Ordering::Equal) => Some(Mask::Diagonal),
-            (true, Ordering::Greater) => None,
-        };
         let out = pack(&k, &v);
         let mut next = vec![0f64; out.len()];
         mpi::request::scope(|scope| {
@@ -45,12 +37,7 @@ pub fn ring_backward(
                 let got = left.immediate_receive_into(scope, &mut next[..]);
                 (sent, got)
             });
-            if let Some(mask) = mask {
-                let g = block_grads(q, &k, &v, dout, &fwd.lse, &d_rows, mask);
-                dq += g.dq;
-                dk += g.dk;
-                dv += g.dv;
-            }
+            attend((r + p - s) % p, &k, &v, &mut dk, &mut dv);
             if let Some((sent, got)) = moving {
                 got.wait();
                 sent.wait();
@@ -67,13 +54,40 @@ pub fn ring_backward(
             (k, v) = unpack(&next, &shape);
         }
     }
+    (dk, dv)
+}
+
+/// The ring above, each held block attended with ex 13.2's mask; dQ summed here.
+pub fn ring_backward(
+    world: &SimpleCommunicator,
+    q: &Tensor,
+    k: &Tensor,
+    v: &Tensor,
+    fwd: &Partial,
+    dout: &Tensor,
+    causal: bool,
+) -> Grads {
+    let r = world.rank() as usize;
+    let d_rows = row_dot(dout, &fwd.out);
+    let mut dq = q.zeros_like();
+    let (dk, dv) = ring_with_accumulators(world, k, v, |src, k, v, dk, dv| {
+        let mask = match (causal, src.cmp(&r)) {
+            (false, _) | (true, Ordering::Less) => Mask::Full,
+            (true, Ordering::Equal) => Mask::Diagonal,
+            (true, Ordering::Greater) => return,
+        };
+        let g = block_grads(q, k, v, dout, &fwd.lse, &d_rows, mask);
+        dq += g.dq;
+        *dk += g.dk;
+        *dv += g.dv;
+    });
     Grads { dq, dk, dv }
 }
 // ANCHOR_END: ring_backward
 
 // ANCHOR: zigzag_backward
-/// Ex 13.5's ring; at each step every pair of a query chunk and a key chunk by ex 13.3's
-/// rule, each pair's gradients added to its chunks' rows.
+/// Ex 13.5's ring (`ring_with_accumulators`, above); at each step every pair of a query
+/// chunk and a key chunk by ex 13.3's rule, each pair's gradients added to its chunks' rows.
 pub fn zigzag_backward(
     world: &SimpleCommunicator,
     q: &Tensor,
@@ -83,59 +97,37 @@ pub fn zigzag_backward(
     dout: &Tensor,
 ) -> Grads {
     let (r, p) = (world.rank() as usize, world.size() as usize);
-    let (right, left) = (
-        world.process_at_rank(((r + 1) % p) as i32),
-        world.process_at_rank(((r + p - 1) % p) as i32),
-    );
-    let (shape, c) = (k.size(), q.size()[2] / 2);
+    let c = q.size()[2] / 2;
     let half = |x: &Tensor, h: usize| x.narrow(2, h as i64 * c, c);
     let d_rows = row_dot(dout, &fwd.out);
     let dq = q.zeros_like();
-    let (mut k, mut v) = (k.shallow_clone(), v.shallow_clone());
-    let (mut dk, mut dv) = (k.zeros_like(), v.zeros_like());
-    for s in 0..p {
-        let (mine, theirs) = (zigzag_chunks(r, p), zigzag_chunks((r + p - s) % p, p));
-        let out = pack(&k, &v);
-        let mut next = vec![0f64; out.len()];
-        mpi::request::scope(|scope| {
-            let moving = (s + 1 < p).then(|| {
-                let sent = right.immediate_send(scope, &out[..]);
-                let got = left.immediate_receive_into(scope, &mut next[..]);
-                (sent, got)
-            });
-            for (a, i) in mine.into_iter().enumerate() {
-                for (b, j) in theirs.into_iter().enumerate() {
-                    let mask = match j.cmp(&i) {
-                        Ordering::Less => Mask::Full,
-                        Ordering::Equal => Mask::Diagonal,
-                        Ordering::Greater => continue,
-                    };
-                    let (qa, la, da) = (half(q, a), half(&fwd.lse, a), half(&d_rows, a));
-                    let (kb, vb) = (half(&k, b), half(&v, b));
-                    let g = block_grads(&qa, &kb, &vb, &half(dout, a), &la, &da, mask);
-                    // The halves are views: adding to them adds to the rows of the whole.
-                    let (mut dq_a, mut dk_b, mut dv_b) = (half(&dq, a), half(&dk, b), half(&dv, b));
-                    dq_a += g.dq;
-                    dk_b += g.dk;
-                    dv_b += g.dv;
-                }
+    let (dk, dv) = ring_with_accumulators(world, k, v, |src, k, v, dk, dv| {
+        let (mine, theirs) = (zigzag_chunks(r, p), zigzag_chunks(src, p));
+        for (a, i) in mine.into_iter().enumerate() {
+            for (b, j) in theirs.into_iter().enumerate() {
+                let mask = match j.cmp(&i) {
+                    Ordering::Less => Mask::Full,
+                    Ordering::Equal => Mask::Diagonal,
+                    Ordering::Greater => continue,
+                };
+                let (qa, la, da) = (half(q, a), half(&fwd.lse, a), half(&d_rows, a));
+                let g: BlockGrads = block_grads(
+                    &qa,
+                    &half(k, b),
+                    &half(v, b),
+                    &half(dout, a),
+                    &la,
+                    &da,
+                    mask,
+                );
+                // The halves are views: adding to them adds to the rows of the whole.
+                let (mut dq_a, mut dk_b, mut dv_b) = (half(&dq, a), half(dk, b), half(dv, b));
+                dq_a += g.dq;
+                dk_b += g.dk;
+                dv_b += g.dv;
             }
-            if let Some((sent, got)) = moving {
-                got.wait();
-                sent.wait();
-            }
-        });
-        if p > 1 {
-            // The accumulators follow their part; after the last step, home.
-            let acc = pack(&dk, &dv);
-            let mut arrived = vec![0f64; acc.len()];
-            send_receive_into(&acc[..], &right, &mut arrived[..], &left);
-            (dk, dv) = unpack(&arrived, &shape);
         }
-        if s + 1 < p {
-            (k, v) = unpack(&next, &shape);
-        }
-    }
+    });
     Grads { dq, dk, dv }
 }
 // ANCHOR_END: zigzag_backward
