@@ -111,7 +111,7 @@ pub fn zigzag_backward(
                     Ordering::Greater => continue,
                 };
                 let (qa, la, da) = (half(q, a), half(&fwd.lse, a), half(&d_rows, a));
-                let g: BlockGrads = block_grads(
+                let g = block_grads(
                     &qa,
                     &half(k, b),
                     &half(v, b),
