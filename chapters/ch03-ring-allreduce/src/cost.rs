@@ -46,9 +46,15 @@ impl Algorithm {
         Algorithm::Naive,
     ];
 
-    /// The algorithms of the chapter's page on trees and halving, which the
-    /// benchmark adds with `--with tree,rabenseifner`.
-    pub const TREES: [Algorithm; 2] = [Algorithm::BinomialTree, Algorithm::Rabenseifner];
+    /// The algorithm of the page on trees and halving that a benchmark flag names
+    /// (`--with tree,rabenseifner`: the sweep adds them to [`Algorithm::ALL`]).
+    pub fn from_flag(name: &str) -> Option<Algorithm> {
+        match name {
+            "tree" => Some(Algorithm::BinomialTree),
+            "rabenseifner" => Some(Algorithm::Rabenseifner),
+            _ => None,
+        }
+    }
 
     /// A short name for tables and plots.
     pub fn name(self) -> &'static str {

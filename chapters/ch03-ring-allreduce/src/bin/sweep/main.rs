@@ -247,17 +247,14 @@ fn sweep<T: Elem>(w: &SimpleCommunicator, op: Op, table: bool) -> summary::Outco
 /// The binomial tree and ex 3.6 where `--with tree,rabenseifner` (or one) asks for them.
 fn with_trees() -> Vec<Algorithm> {
     let asked = arg("--with", "");
-    let names: Vec<&str> = asked.split(',').filter(|s| !s.is_empty()).collect();
-    if let Some(bad) = names.iter().find(|n| !["tree", "rabenseifner"].contains(n)) {
-        panic!("--with {bad}: expected tree, rabenseifner or both, comma-separated");
-    }
-    let flag = |a: &Algorithm| match a {
-        Algorithm::BinomialTree => "tree",
-        _ => "rabenseifner",
+    let flag = |f| {
+        Algorithm::from_flag(f)
+            .unwrap_or_else(|| panic!("--with {f}: expected tree, rabenseifner or both"))
     };
-    Algorithm::TREES
-        .into_iter()
-        .filter(|a| names.contains(&flag(a)))
+    asked
+        .split(',')
+        .filter(|f| !f.is_empty())
+        .map(flag)
         .collect()
 }
 
