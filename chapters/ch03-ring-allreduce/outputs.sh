@@ -23,6 +23,27 @@ for np in 2 3 4; do
     NP=$np cargo run -q --release -p ch03-ring-allreduce --features solution --bin sweep -- --with tree,rabenseifner 2>&1 \
       | sed -n '1,/^# calibration/p' | grep -vE 'segmented ring|reduce\+bcast|auto \(ex 3.5\)|^# calibration'; } > $book/output/trees-np$np.txt
 done
+# MPI_Allreduce forced to each algorithm of Open MPI's tuned component (0: its own choice),
+# next to ours, at NP=2 and NP=4: the time (us) of each sweep's MPI_Allreduce row, ours
+# from the first run. One column per run, one row per size.
+forced() { # NP
+  echo "\$ for k in 0 1 2 3 4 5 6; do OMPI_MCA_coll_tuned_use_dynamic_rules=1 OMPI_MCA_coll_tuned_allreduce_algorithm=\$k NP=$1 cargo run --release -p ch03-ring-allreduce --features solution --bin sweep -- --max-bytes 8388608 --with rabenseifner; done   # time(us) per size"
+  for k in 0 1 2 3 4 5 6; do
+    sleep 20
+    OMPI_MCA_coll_tuned_use_dynamic_rules=1 OMPI_MCA_coll_tuned_allreduce_algorithm=$k NP=$1 \
+      cargo run -q --release -p ch03-ring-allreduce --features solution --bin sweep -- --max-bytes 8388608 --with rabenseifner 2>&1 \
+      | awk -v k=$k '$1 ~ /^[0-9]+$/ && $5 == "MPI_Allreduce" { print k, $1, $6 }
+          $1 ~ /^[0-9]+$/ && k == 0 && $5 == "ring" { print "ring", $1, $6 }
+          $1 ~ /^[0-9]+$/ && k == 0 && $5 == "rec." { print "doubling", $1, $7 }
+          $1 ~ /^[0-9]+$/ && k == 0 && $5 == "Rabenseifner" { print "rabenseifner", $1, $6 }'
+  done | awk 'BEGIN { n = split("0 1 2 3 4 5 6 ring doubling rabenseifner", col, " ")
+                      split("auto linear red+bcast rec.dbl ring seg.ring Raben. | ours:ring rec.dbl Raben.", head, " ") }
+              { t[$1 "," $2] = $3; if (!($2 in seen)) { seen[$2] = 1; size[++m] = $2 } }
+              END { printf "# %d ranks; Open MPI forced to algorithm 0-6 (coll_tuned_allreduce_algorithm), then ours\n", np
+                    printf "%9s", "size(B)"; for (i = 1; i <= 7; i++) printf " %9s", head[i]; printf " %9s %9s %9s\n", head[9], head[10], head[11]
+                    for (j = 1; j <= m; j++) { printf "%9s", size[j]; for (i = 1; i <= n; i++) printf " %9s", t[col[i] "," size[j]]; printf "\n" } }' np=$1
+}
+for np in 2 4; do forced $np > $book/output/ompi-forced-np$np.txt; done
 # The allreduce algorithms of Open MPI's tuned component, as ompi_info lists them.
 if command -v ompi_info > /dev/null; then
   { echo "\$ ompi_info --version | head -1"; ompi_info --version | head -1;
@@ -32,4 +53,4 @@ fi
 mkdir -p $book/img
 # The ring's messages (ch03-reduce-scatter/allgather.svg) were traced by the ring_steps lab.
 for f in busbw model-np2 model-np4 reduce-scatter allgather; do cp "$TARGET_DIR/workbook/ch03-$f.svg" $book/img/; done
-echo "outputs: wrote $book/output/sweep{,-np2}.txt, trees-np{2,3,4}.txt, ompi-allreduce-algorithms.txt, the model and busbw plots, ch03-reduce-scatter.svg, ch03-allgather.svg"
+echo "outputs: wrote $book/output/sweep{,-np2}.txt, trees-np{2,3,4}.txt, ompi-forced-np{2,4}.txt, ompi-allreduce-algorithms.txt, the model and busbw plots, ch03-reduce-scatter.svg, ch03-allgather.svg"
