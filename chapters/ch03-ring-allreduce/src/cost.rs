@@ -34,6 +34,8 @@ pub enum Algorithm {
     BinomialTree,
     /// Recursive-halving reduce-scatter, then recursive-doubling allgather (ex 3.6).
     Rabenseifner,
+    /// Two binary trees, half the vector up and down each, in segments (ex 3.7).
+    DoubleTree,
 }
 
 impl Algorithm {
@@ -46,14 +48,17 @@ impl Algorithm {
         Algorithm::Naive,
     ];
 
-    /// The algorithm of the page on trees and halving that a benchmark flag names
-    /// (`--with tree,rabenseifner`: the sweep adds them to [`Algorithm::ALL`]).
-    pub fn from_flag(name: &str) -> Option<Algorithm> {
-        match name {
-            "tree" => Some(Algorithm::BinomialTree),
-            "rabenseifner" => Some(Algorithm::Rabenseifner),
-            _ => None,
-        }
+    /// The algorithms of the page on trees and halving that a benchmark flag lists
+    /// (`--with tree,rabenseifner,dtree`: the sweep adds them to [`Algorithm::ALL`]).
+    /// Panics on a name it does not know, saying which it knows.
+    pub fn from_flags(list: &str) -> Vec<Algorithm> {
+        let one = |name: &str| match name {
+            "tree" => Algorithm::BinomialTree,
+            "rabenseifner" => Algorithm::Rabenseifner,
+            "dtree" => Algorithm::DoubleTree,
+            _ => panic!("--with {name}: expected tree, rabenseifner or dtree (a comma list)"),
+        };
+        list.split(',').filter(|f| !f.is_empty()).map(one).collect()
     }
 
     /// A short name for tables and plots.
@@ -66,6 +71,7 @@ impl Algorithm {
             Algorithm::Naive => "reduce+bcast",
             Algorithm::BinomialTree => "binomial tree",
             Algorithm::Rabenseifner => "Rabenseifner",
+            Algorithm::DoubleTree => "double tree",
         }
     }
 }
@@ -129,6 +135,11 @@ impl Costs for CostModel {
 ///   of `m(n/2^k)`: the ring's `2(q-1)/q·n` bytes in `2·log2 q` messages; when `p > q`
 ///   the fold-in and fold-out of ex 3.4, `2·m(n) + r(n)`; buffers: the copy and a
 ///   half-vector inbox, `f(n) + f(n/2)`;
+/// - double binary tree: `k = ceil((n/2) / SEGMENT_BYTES)` segments of `s` bytes per half
+///   flow through `D` levels ([`crate::binary_tree::depth`]) in `D + k - 1` steps up and as
+///   many down; in a step the busiest rank handles `w` messages of `s` (its children and
+///   parent in both trees) and reduces `v` segments (its children's):
+///   `(D + k - 1)·(2w·m(s) + v·r(s))`; buffers: the copy and a segment, `f(n) + f(s)`;
 /// - MPI: the better of ring and recursive doubling (what a tuned library picks), with
 ///   one new buffer, its result: `f(n)`.
 pub fn predict(alg: Algorithm, costs: &impl Costs, p: usize, bytes: usize) -> f64 {
@@ -183,6 +194,12 @@ pub fn predict(alg: Algorithm, costs: &impl Costs, p: usize, bytes: usize) -> f6
             };
             fresh(bytes) + fresh(bytes / 2) + rounds + fold
         }
+        Algorithm::DoubleTree => {
+            let s = (bytes / 2).clamp(1, SEGMENT_BYTES);
+            let steps = (crate::binary_tree::depth(p) + (bytes / 2).div_ceil(s).max(1) - 1) as f64;
+            let (w, v) = busiest_in_double_tree(p);
+            fresh(bytes) + fresh(s) + steps * (2.0 * w as f64 * msg(s) + v as f64 * reduce(s))
+        }
         Algorithm::Mpi => {
             let ring = predict(Algorithm::Ring, costs, p, bytes) - fresh(c);
             let doubling = predict(Algorithm::RecursiveDoubling, costs, p, bytes);
@@ -191,6 +208,19 @@ pub fn predict(alg: Algorithm, costs: &impl Costs, p: usize, bytes: usize) -> f6
     }
 }
 // ANCHOR_END: predict
+
+/// The most messages one rank handles per segment going up (children and parents of both
+/// trees), and the most segments it reduces (its children's), over the ranks of `p`.
+fn busiest_in_double_tree(p: usize) -> (usize, usize) {
+    (0..p)
+        .map(|r| {
+            let trees = crate::binary_tree::double_binary_tree(p, r);
+            let received: usize = trees.iter().map(|t| t.children.len()).sum();
+            let sent = trees.iter().filter(|t| t.parent.is_some()).count();
+            (received + sent, received)
+        })
+        .fold((0, 0), |(w, v), (a, b)| (w.max(a), v.max(b)))
+}
 
 #[cfg(test)]
 mod tests {

@@ -7,6 +7,7 @@
 //! Given code (read it, use it):
 //! - [`ops`]: element types and the commutative operations (sum, max, min, AbsMax);
 //! - [`reference`]: MPI_Allreduce (the truth) and a naive reduce + broadcast;
+//! - [`binary_tree`]: the two binary trees of the double binary tree (ex 3.7);
 //! - [`cost`]: the alpha-beta-gamma cost model of each algorithm, its regimes (one model
 //!   per vector size: caches, then DRAM), and its calibration;
 //! - this file: how a vector is cut into chunks ([`chunk_range`]), and the algorithms put
@@ -14,8 +15,9 @@
 //!
 //! Your part (stubs; `--features solution` compiles the answers from `solutions/`):
 //! [`ring`] (ex 3.1, 3.2), [`segmented`] (ex 3.3), [`doubling`] (ex 3.4), [`choose`]
-//! (ex 3.5).
+//! (ex 3.5), [`rabenseifner`] (ex 3.6), [`double_tree`] (ex 3.7).
 
+pub mod binary_tree;
 pub mod cost;
 pub mod machine;
 pub mod ops;
@@ -50,6 +52,12 @@ pub mod choose;
     path = "../../../solutions/ch03-ring-allreduce/rabenseifner.rs"
 )]
 pub mod rabenseifner;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch03-ring-allreduce/double_tree.rs"
+)]
+pub mod double_tree;
 
 use cost::{Algorithm, Machine};
 use mpi::topology::SimpleCommunicator;

@@ -1,5 +1,5 @@
-//! A check that says which rank's input went missing or counted twice, shared by ex 3.6's
-//! test and its planted mistakes: each rank's input is `16^rank` in every element, so
+//! A check that says which rank's input went missing or counted twice, shared by the
+//! tests of ex 3.6 and 3.7 and their planted mistakes: each rank's input is `16^rank` in every element, so
 //! digit `r` (base 16) of a sum counts how often rank `r`'s input got into that element.
 
 use mpi::topology::SimpleCommunicator;
@@ -16,7 +16,16 @@ pub const HALVING_CAUSES: (&str, &str) = (
      the doubling rounds copy the partner's blocks, do not reduce them",
 );
 
-/// An allreduce of i64 sums to check: ex 3.6's, or a planted mistake.
+/// What a wrong count in ex 3.7 most likely means.
+pub const TREE_CAUSES: (&str, &str) = (
+    "a segment lacks some ranks' inputs: going up, receive the segment from every child of \
+     tree t and reduce it in before sending it to the parent; going down, receive it from the \
+     parent before sending it to the children",
+    "an input was reduced in twice: going down, the parent's segment replaces yours (a copy), \
+     it is not reduced into it",
+);
+
+/// An allreduce of i64 sums to check: ex 3.6's or 3.7's, or a planted mistake.
 pub type Allreduce = fn(&SimpleCommunicator, &[i64], ch03::ops::Op) -> Vec<i64>;
 
 /// `f` at this rank count: a vector of `3p + 1` elements (blocks of unequal size), rank

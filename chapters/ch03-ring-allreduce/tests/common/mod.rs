@@ -7,6 +7,7 @@
 #![allow(dead_code)] // each test file uses part of it
 
 pub mod counts;
+pub mod traffic;
 
 use ch03::ops::{Elem, Op, OPS};
 use ch03::{chunk_range, owned_chunk, reference};

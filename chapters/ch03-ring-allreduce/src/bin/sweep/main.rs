@@ -4,8 +4,9 @@
 //! Run: `make bench CH=03` (NP=4 by default; `NP=2 make bench CH=03` for two ranks), or
 //! `cargo run --release -p ch03-ring-allreduce --features solution --bin sweep --
 //! [--type f32|f64|i32|i64] [--op sum|max|min|absmax] [--min-bytes N] [--max-bytes N]
-//! [--runs N] [--with tree,rabenseifner]`. With `--runs N` the whole sweep runs N times (the table once), and the
-//! last lines give min / median / max of the targets' figures over the runs.
+//! [--runs N] [--with tree,rabenseifner,dtree]`. With `--runs N` the whole sweep runs N
+//! times (the table once), and the last lines give min / median / max of the targets'
+//! figures over the runs.
 //! Expect one row per size and algorithm: time (us, the median run's slowest rank), algbw =
 //! bytes / time, busbw = algbw·2(p-1)/p, #wrong (elements differing from MPI's result,
 //! over every timed run and rank: 0), and the time the cost model predicts with the
@@ -18,7 +19,7 @@
 
 use ch03::cost::{calibrate, calibrate_at, median_over_job, predict, Algorithm, Machine, LADDER};
 use ch03::ops::{Elem, Op};
-use ch03::{doubling, rabenseifner, reference, segmented};
+use ch03::{double_tree, doubling, rabenseifner, reference, segmented};
 use limits::{memcpy_bandwidth, pingpong_peak, print_machine};
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
@@ -114,6 +115,9 @@ fn run<T: Elem>(
         Some(Algorithm::Naive) => reference::allreduce_naive(w, xs, op),
         Some(Algorithm::BinomialTree) => ch03::allreduce_binomial_tree(w, xs, op),
         Some(Algorithm::Rabenseifner) => rabenseifner::allreduce_rabenseifner(w, xs, op),
+        Some(Algorithm::DoubleTree) => {
+            double_tree::allreduce_double_tree(w, xs, op, ch03::segment_len::<T>())
+        }
         None => ch03::allreduce_auto(w, xs, op, m),
     }
 }
@@ -166,7 +170,7 @@ fn sweep<T: Elem>(w: &SimpleCommunicator, op: Op, table: bool) -> summary::Outco
     sizes.push(hi);
     let algs: Vec<Option<Algorithm>> = Algorithm::ALL
         .iter()
-        .chain(with_trees().iter())
+        .chain(Algorithm::from_flags(&arg("--with", "")).iter())
         .copied()
         .map(Some)
         .chain([None])
@@ -242,20 +246,6 @@ fn sweep<T: Elem>(w: &SimpleCommunicator, op: Op, table: bool) -> summary::Outco
         busbw_8mib: summary::where_the_time_goes(&rows, &machine, p, pingpong, memcpy),
         ..outcome
     }
-}
-
-/// The binomial tree and ex 3.6 where `--with tree,rabenseifner` (or one) asks for them.
-fn with_trees() -> Vec<Algorithm> {
-    let asked = arg("--with", "");
-    let flag = |f| {
-        Algorithm::from_flag(f)
-            .unwrap_or_else(|| panic!("--with {f}: expected tree, rabenseifner or both"))
-    };
-    asked
-        .split(',')
-        .filter(|f| !f.is_empty())
-        .map(flag)
-        .collect()
 }
 
 /// The algorithms ex 3.5 chooses between.
