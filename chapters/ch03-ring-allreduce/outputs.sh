@@ -23,6 +23,15 @@ for np in 2 3 4; do
     NP=$np cargo run -q --release -p ch03-ring-allreduce --features solution --bin sweep -- --with tree,rabenseifner 2>&1 \
       | sed -n '1,/^# calibration/p' | grep -vE 'segmented ring|reduce\+bcast|auto \(ex 3.5\)|^# calibration'; } > $book/output/trees-np$np.txt
 done
+# Ex 3.7's double binary tree next to the others and to MPI_Allreduce, at NP=4 and NP=8
+# (8 ranks on 2 cores: oversubscribed), with the model carried to 64 and 512 ranks.
+for np in 4 8; do
+  sleep 60
+  { echo "\$ NP=$np cargo run --release -p ch03-ring-allreduce --features solution --bin sweep -- --with rabenseifner,dtree   # some rows";
+    NP=$np cargo run -q --release -p ch03-ring-allreduce --features solution --bin sweep -- --with rabenseifner,dtree 2>&1 \
+      | awk '/^# [0-9]+ ranks,/ || (!/^#/ && !/segmented ring|reduce\+bcast|auto \(ex 3.5\)/) { print }
+             /^# the model at more ranks/ { m = 7 } m > 0 { print; m-- }'; } > $book/output/dtree-np$np.txt
+done
 # MPI_Allreduce forced to each algorithm of Open MPI's tuned component (0: its own choice),
 # next to ours, at NP=2 and NP=4: the time (us) of each sweep's MPI_Allreduce row, ours
 # from the first run. One column per run, one row per size.
@@ -53,4 +62,4 @@ fi
 mkdir -p $book/img
 # The ring's messages (ch03-reduce-scatter/allgather.svg) were traced by the ring_steps lab.
 for f in busbw model-np2 model-np4 reduce-scatter allgather; do cp "$TARGET_DIR/workbook/ch03-$f.svg" $book/img/; done
-echo "outputs: wrote $book/output/sweep{,-np2}.txt, trees-np{2,3,4}.txt, ompi-forced-np{2,4}.txt, ompi-allreduce-algorithms.txt, the model and busbw plots, ch03-reduce-scatter.svg, ch03-allgather.svg"
+echo "outputs: wrote $book/output/sweep{,-np2}.txt, trees-np{2,3,4}.txt, dtree-np{4,8}.txt, ompi-forced-np{2,4}.txt, ompi-allreduce-algorithms.txt, the model and busbw plots, ch03-reduce-scatter.svg, ch03-allgather.svg"

@@ -120,7 +120,10 @@ mod tests {
         for p in 1..=64 {
             for r in 0..p {
                 let [a, b] = double_binary_tree(p, r);
-                assert!(a.children.is_empty() || b.children.is_empty(), "p {p} rank {r}");
+                assert!(
+                    a.children.is_empty() || b.children.is_empty(),
+                    "p {p} rank {r}"
+                );
             }
         }
         assert_eq!(double_binary_tree(4, 1)[0].children, vec![0, 2]);

@@ -135,11 +135,13 @@ impl Costs for CostModel {
 ///   of `m(n/2^k)`: the ring's `2(q-1)/q·n` bytes in `2·log2 q` messages; when `p > q`
 ///   the fold-in and fold-out of ex 3.4, `2·m(n) + r(n)`; buffers: the copy and a
 ///   half-vector inbox, `f(n) + f(n/2)`;
-/// - double binary tree: `k = ceil((n/2) / SEGMENT_BYTES)` segments of `s` bytes per half
-///   flow through `D` levels ([`crate::binary_tree::depth`]) in `D + k - 1` steps up and as
-///   many down; in a step the busiest rank handles `w` messages of `s` (its children and
-///   parent in both trees) and reduces `v` segments (its children's):
-///   `(D + k - 1)·(2w·m(s) + v·r(s))`; buffers: the copy and a segment, `f(n) + f(s)`;
+/// - double binary tree: `k = ceil((n/2) / SEGMENT_BYTES)` segments of `s` bytes per half;
+///   a segment of each tree climbs `D` levels ([`crate::binary_tree::depth`]), `2D`
+///   messages one after the other for the two trees, and the later segments follow at
+///   the pace of the busiest rank, which receives `u` segments per step (two children
+///   going up, two parents going down) and reduces `v`: up and down,
+///   `2·(2D + (k-1)·u)·m(s) + (D + k - 1)·v·r(s)`; buffers: the copy and a segment,
+///   `f(n) + f(s)`;
 /// - MPI: the better of ring and recursive doubling (what a tuned library picks), with
 ///   one new buffer, its result: `f(n)`.
 pub fn predict(alg: Algorithm, costs: &impl Costs, p: usize, bytes: usize) -> f64 {
@@ -196,9 +198,13 @@ pub fn predict(alg: Algorithm, costs: &impl Costs, p: usize, bytes: usize) -> f6
         }
         Algorithm::DoubleTree => {
             let s = (bytes / 2).clamp(1, SEGMENT_BYTES);
-            let steps = (crate::binary_tree::depth(p) + (bytes / 2).div_ceil(s).max(1) - 1) as f64;
-            let (w, v) = busiest_in_double_tree(p);
-            fresh(bytes) + fresh(s) + steps * (2.0 * w as f64 * msg(s) + v as f64 * reduce(s))
+            let (d, k) = (
+                crate::binary_tree::depth(p) as f64,
+                (bytes / 2).div_ceil(s).max(1) as f64,
+            );
+            let (u, v) = busiest_in_double_tree(p);
+            let messages = 2.0 * (2.0 * d + (k - 1.0) * u as f64) * msg(s);
+            fresh(bytes) + fresh(s) + messages + (d + k - 1.0) * v as f64 * reduce(s)
         }
         Algorithm::Mpi => {
             let ring = predict(Algorithm::Ring, costs, p, bytes) - fresh(c);
@@ -209,17 +215,18 @@ pub fn predict(alg: Algorithm, costs: &impl Costs, p: usize, bytes: usize) -> f6
 }
 // ANCHOR_END: predict
 
-/// The most messages one rank handles per segment going up (children and parents of both
-/// trees), and the most segments it reduces (its children's), over the ranks of `p`.
+/// The most segments one rank receives per step of a phase of the double tree (its
+/// children in both trees going up, its parents going down), and the most it reduces
+/// (its children's), over the ranks of `p`.
 fn busiest_in_double_tree(p: usize) -> (usize, usize) {
     (0..p)
         .map(|r| {
             let trees = crate::binary_tree::double_binary_tree(p, r);
-            let received: usize = trees.iter().map(|t| t.children.len()).sum();
-            let sent = trees.iter().filter(|t| t.parent.is_some()).count();
-            (received + sent, received)
+            let children: usize = trees.iter().map(|t| t.children.len()).sum();
+            let parents = trees.iter().filter(|t| t.parent.is_some()).count();
+            (children.max(parents), children)
         })
-        .fold((0, 0), |(w, v), (a, b)| (w.max(a), v.max(b)))
+        .fold((0, 0), |(u, v), (a, b)| (u.max(a), v.max(b)))
 }
 
 #[cfg(test)]
@@ -254,6 +261,31 @@ mod tests {
         let buffers = (4e6 + 1e6) * 1e-11;
         assert!((predict(Algorithm::Ring, &M, 4, 4_000_000) - mpi - buffers).abs() < 1e-12);
         assert_eq!(predict(Algorithm::Ring, &M, 1, 1000), 0.0);
+    }
+
+    #[test]
+    fn the_double_tree_fills_its_pipe_then_streams_two_segments_a_step() {
+        let bandwidth_only = CostModel {
+            link: AlphaBeta {
+                alpha: 0.0,
+                ..M.link
+            },
+            gamma: 0.0,
+            rendezvous: 0.0,
+            fresh: 0.0,
+        };
+        // 8 ranks: depth 3; 32 segments per half; 2 segments received per step
+        let s = SEGMENT_BYTES as f64 / 1e9;
+        let t = predict(
+            Algorithm::DoubleTree,
+            &bandwidth_only,
+            8,
+            64 * SEGMENT_BYTES,
+        );
+        assert!(
+            (t - 2.0 * (2.0 * 3.0 + 31.0 * 2.0) * s).abs() < 1e-12,
+            "{t}"
+        );
     }
 
     #[test]

@@ -59,9 +59,18 @@ pub fn each_half_through_its_tree(
     let want = wanted(p, rank, n);
     let peers = sent.keys().chain(want.keys());
     let wrong = peers
-        .map(|&q| (q, sent.get(&q).copied().unwrap_or(0), want.get(&q).copied().unwrap_or(0)))
+        .map(|&q| {
+            (
+                q,
+                sent.get(&q).copied().unwrap_or(0),
+                want.get(&q).copied().unwrap_or(0),
+            )
+        })
         .find(|(_, got, want)| got != want);
-    let (h0, h1) = (chunk_range(n, 2, 0).len() * 8, chunk_range(n, 2, 1).len() * 8);
+    let (h0, h1) = (
+        chunk_range(n, 2, 0).len() * 8,
+        chunk_range(n, 2, 1).len() * 8,
+    );
     let mine = match wrong {
         None => Ok(()),
         Some((q, got, want)) => Err(format!(

@@ -240,6 +240,12 @@ fn sweep<T: Elem>(w: &SimpleCommunicator, op: Op, table: bool) -> summary::Outco
     if table {
         print_machine(&machine, p, memcpy);
         summary::report(&rows, p);
+        if algs.len() > Algorithm::ALL.len() + 1 {
+            summary::at_scale(
+                &machine,
+                &algs.iter().flatten().copied().collect::<Vec<_>>(),
+            );
+        }
     }
     let outcome = summary::model_and_choice(&rows, &machine, p);
     summary::Outcome {

@@ -6,7 +6,7 @@
 use super::limits::kib;
 use super::{name, Row, CHOICES};
 use ch03::choose::choose_algorithm;
-use ch03::cost::{Algorithm, Costs, Machine};
+use ch03::cost::{predict, Algorithm, Costs, Machine};
 use toolkit::plot::{loglog_svg, Series};
 use toolkit::report::{csv, write_file};
 
@@ -263,3 +263,34 @@ pub fn where_the_time_goes(
     ring.busbw
 }
 // ANCHOR_END: where_the_time_goes
+
+/// The model of this machine carried to more ranks than it has (`--with` runs only): the
+/// time it predicts per algorithm of `algs` at 8 B and 8 MiB, at 8, 64 and 512 ranks. The
+/// links and reductions as measured here; what grows is the number of steps.
+pub fn at_scale(machine: &Machine, algs: &[Algorithm]) {
+    let algs: Vec<Algorithm> = algs
+        .iter()
+        .copied()
+        .filter(|a| {
+            !matches!(
+                a,
+                Algorithm::Mpi | Algorithm::Naive | Algorithm::SegmentedRing
+            )
+        })
+        .collect();
+    println!("# the model at more ranks (this machine's links; us):");
+    for bytes in [8, 8 << 20] {
+        for p in [8, 64, 512] {
+            let times: Vec<String> = algs
+                .iter()
+                .map(|&a| format!("{} {:.1}", a.name(), predict(a, machine, p, bytes) * 1e6))
+                .collect();
+            let size = if bytes < 1024 {
+                format!("{bytes}B")
+            } else {
+                kib(bytes)
+            };
+            println!("#   {size:>6} at {p:>3} ranks: {}", times.join(", "));
+        }
+    }
+}
