@@ -8,6 +8,7 @@
 //! - [`ops`]: element types and the commutative operations (sum, max, min, AbsMax);
 //! - [`reference`]: MPI_Allreduce (the truth) and a naive reduce + broadcast;
 //! - [`binary_tree`]: the two binary trees of the double binary tree (ex 3.7);
+//! - [`rules`]: a decision table in Open MPI's rules-file format (the `tune` benchmark);
 //! - [`cost`]: the alpha-beta-gamma cost model of each algorithm, its regimes (one model
 //!   per vector size: caches, then DRAM), and its calibration;
 //! - this file: how a vector is cut into chunks ([`chunk_range`]), and the algorithms put
@@ -22,6 +23,7 @@ pub mod cost;
 pub mod machine;
 pub mod ops;
 pub mod reference;
+pub mod rules;
 
 #[cfg_attr(
     feature = "solution",

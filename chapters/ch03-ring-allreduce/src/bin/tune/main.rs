@@ -1,0 +1,214 @@
+//! Benchmark: a tuner for MPI_Allreduce, the way a library is tuned. For each rank count
+//! it times MPI_Allreduce under Open MPI's own choice (algorithm 0) and forced to each of
+//! its algorithms 1-6 (`coll_tuned_allreduce_algorithm`), one launch each, at every size
+//! from 8 B; picks the fastest per size; writes the choice as Open MPI's rules file
+//! (`target/workbook/ch03-allreduce-rules.txt`, [`ch03::rules`]); then runs MPI_Allreduce
+//! with that file, our algorithms beside it in the same launch, and prints it all side by
+//! side. Each figure is the best of `--rounds` launches (each the median of its runs of
+//! the slowest rank).
+//!
+//! Run: `make bench CH=03` (with the sweep), or `cargo run --release -p
+//! ch03-ring-allreduce --features solution --bin tune -- [--ranks 2,4] [--max-bytes N]
+//! [--rounds N]` (defaults: 2 and 4 ranks, 8 MiB, 3 rounds); `... --bin tune -- --check FILE` reads a rules file and prints its
+//! table, or says in one line why it cannot. Under MPICH it says that it tunes Open MPI
+//! only, and stops. About two minutes with the defaults.
+
+mod table;
+
+use ch03::cost::median_of_runs;
+use ch03::ops::Op;
+use ch03::rules::{AllreduceRules, OMPI_ALLREDUCE};
+use ch03::{doubling, rabenseifner, reference};
+use mpi::traits::*;
+use std::collections::BTreeMap;
+use toolkit::bench::sized;
+use toolkit::launch::{flavor, Flavor, Job};
+
+/// One launch's times: (label, bytes) -> seconds.
+type Times = BTreeMap<(String, u64), f64>;
+
+/// Our algorithms timed beside MPI_Allreduce with the rules file.
+const OURS: [&str; 3] = ["ring", "Raben.", "rec.dbl"];
+
+fn arg(flag: &str, default: &str) -> String {
+    let args: Vec<String> = std::env::args().collect();
+    let at = args.iter().position(|a| a == flag);
+    at.and_then(|i| args.get(i + 1).cloned())
+        .unwrap_or_else(|| default.to_string())
+}
+
+/// Under mpirun: times MPI_Allreduce (f32 sum) at 8 B, 32 B, ... up to `--max-bytes`,
+/// and ours too with `--ours`; rank 0 prints `t <label> <bytes> <seconds>` lines.
+fn worker() {
+    let universe = toolkit::init();
+    let w = universe.world();
+    let max: u64 = arg("--max-bytes", "0").parse().expect("--max-bytes N");
+    let ours = std::env::args().any(|a| a == "--ours");
+    let mut bytes = 8;
+    while bytes <= max {
+        let xs: Vec<f32> = (0..bytes / 4).map(|i| (i % 97) as f32).collect();
+        let reps = sized(((64 << 20) / bytes as usize).clamp(9, 200), 2);
+        let time = |label: &str, run: &dyn Fn() -> Vec<f32>| {
+            run(); // warm-up
+            let t = median_of_runs(&w, reps, || drop(run()));
+            if w.rank() == 0 {
+                println!("t {label} {bytes} {t:e}");
+            }
+        };
+        time("mpi", &|| reference::allreduce(&w, &xs, Op::Sum));
+        if ours {
+            time(OURS[0], &|| ch03::allreduce_ring(&w, &xs, Op::Sum));
+            time(OURS[1], &|| {
+                rabenseifner::allreduce_rabenseifner(&w, &xs, Op::Sum)
+            });
+            time(OURS[2], &|| {
+                doubling::allreduce_recursive_doubling(&w, &xs, Op::Sum)
+            });
+        }
+        bytes *= 4;
+    }
+}
+
+/// One launch of the worker at `p` ranks with `env`; its times.
+fn launch(p: u32, env: &[(&str, String)], max: u64, ours: bool) -> Times {
+    let exe = std::env::current_exe().expect("own path");
+    let mut job = Job::new(exe.to_string_lossy()).ranks(p);
+    job = job.args(["--worker", "--max-bytes", &max.to_string()]);
+    if ours {
+        job = job.args(["--ours"]);
+    }
+    for (k, v) in env {
+        job = job.env(k, v.clone());
+    }
+    let out = job
+        .run()
+        .unwrap_or_else(|e| panic!("tune: cannot launch: {e}"));
+    assert!(
+        out.success(),
+        "tune: a launch at {p} ranks failed:\n{}",
+        out.text()
+    );
+    let mut times = Times::new();
+    for line in out.rank_lines(0) {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if let ["t", label, bytes, secs] = f[..] {
+            times.insert(
+                (label.into(), bytes.parse().unwrap()),
+                secs.parse().unwrap(),
+            );
+        }
+    }
+    times
+}
+
+/// The best (smallest) of each figure over `runs`.
+fn best_of(runs: Vec<Times>) -> Times {
+    let mut best = Times::new();
+    for (key, t) in runs.into_iter().flatten() {
+        let e = best.entry(key).or_insert(t);
+        *e = e.min(t);
+    }
+    best
+}
+
+/// Per algorithm and size, the slowest of its rounds over the fastest: how much one launch
+/// of the same algorithm differs from the next.
+fn spread_of(runs: &BTreeMap<usize, Vec<Times>>) -> BTreeMap<(usize, u64), f64> {
+    let mut spread = BTreeMap::new();
+    for (&k, rounds) in runs {
+        for ((label, b), _) in rounds[0].iter().filter(|(key, _)| key.0 == "mpi") {
+            let t = rounds.iter().map(|r| r[&(label.clone(), *b)]);
+            let (lo, hi) = t.fold((f64::MAX, 0.0f64), |(lo, hi), x| (lo.min(x), hi.max(x)));
+            spread.insert((k, *b), hi / lo);
+        }
+    }
+    spread
+}
+
+fn forced(k: usize) -> Vec<(&'static str, String)> {
+    vec![
+        ("OMPI_MCA_coll_tuned_use_dynamic_rules", (k > 0).to_string()),
+        ("OMPI_MCA_coll_tuned_allreduce_algorithm", k.to_string()),
+    ]
+}
+
+fn main() {
+    if toolkit::launch::under_mpirun() {
+        return worker();
+    }
+    if let Some(file) = std::env::args().skip_while(|a| a != "--check").nth(1) {
+        let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{file}: {e}"));
+        match AllreduceRules::parse(&text) {
+            Ok(rules) => return print!("{}", rules.to_text()),
+            Err(why) => {
+                eprintln!("tune: {file}: {why}");
+                std::process::exit(2);
+            }
+        }
+    }
+    if flavor() != Ok(Flavor::OpenMpi) {
+        println!("tune: writes Open MPI's rules file; this MPI is not Open MPI (MPICH: set MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM to force one algorithm)");
+        return;
+    }
+    toolkit::bench::unbind_ranks();
+    let ranks: Vec<u32> = arg("--ranks", sized("2,4", "2"))
+        .split(',')
+        .map(|r| r.parse().expect("--ranks 2,4"))
+        .collect();
+    let max: u64 = arg("--max-bytes", &sized(8u64 << 20, 32 << 10).to_string())
+        .parse()
+        .expect("--max-bytes N");
+    let rounds: usize = arg("--rounds", sized("3", "1"))
+        .parse()
+        .expect("--rounds N");
+    let mut measured = BTreeMap::new();
+    let mut rules = AllreduceRules::default();
+    for &p in &ranks {
+        let runs = (0..rounds)
+            .flat_map(|_| (0..OMPI_ALLREDUCE.len()).map(move |k| (k, p)))
+            .map(|(k, p)| (k, launch(p, &forced(k), max, false)));
+        let mut per_k: BTreeMap<usize, Vec<Times>> = BTreeMap::new();
+        for (k, t) in runs {
+            per_k.entry(k).or_default().push(t);
+        }
+        let spread = spread_of(&per_k);
+        let per_k: BTreeMap<usize, Times> =
+            per_k.into_iter().map(|(k, r)| (k, best_of(r))).collect();
+        let sizes: Vec<u64> = per_k[&0].keys().map(|(_, b)| *b).collect();
+        let fastest: Vec<(u64, u64)> = sizes
+            .iter()
+            .map(|&b| {
+                let t = |k: &usize| per_k[k][&("mpi".to_string(), b)];
+                (
+                    b,
+                    (1..OMPI_ALLREDUCE.len())
+                        .min_by(|x, y| t(x).total_cmp(&t(y)))
+                        .unwrap() as u64,
+                )
+            })
+            .collect();
+        rules.add(u64::from(p), &fastest);
+        measured.insert(p, (per_k, spread, sizes));
+    }
+    let path = toolkit::report::write_file("ch03-allreduce-rules.txt", &rules.to_text())
+        .expect("write the rules");
+    // What Open MPI will read, read back the way the tuner's --check reads it.
+    let rules = AllreduceRules::parse(&std::fs::read_to_string(&path).unwrap())
+        .expect("the rules just written");
+    println!(
+        "# the rules file, {}:\n{}",
+        path.display(),
+        rules.to_text().trim_end()
+    );
+    for (p, (per_k, spread, sizes)) in measured {
+        let env = [
+            ("OMPI_MCA_coll_tuned_use_dynamic_rules", "1".to_string()),
+            (
+                "OMPI_MCA_coll_tuned_dynamic_rules_filename",
+                path.display().to_string(),
+            ),
+        ];
+        let tuned = best_of((0..rounds).map(|_| launch(p, &env, max, true)).collect());
+        table::print(p, &per_k, &spread, &sizes, &tuned, &rules);
+    }
+}
