@@ -27,6 +27,9 @@ use toolkit::launch::{flavor, Flavor, Job};
 /// One launch's times: (label, bytes) -> seconds.
 type Times = BTreeMap<(String, u64), f64>;
 
+/// The previous size's choice stays while it is within this factor of the fastest.
+const KEEP: f64 = 1.05;
+
 /// Our algorithms timed beside MPI_Allreduce with the rules file.
 const OURS: [&str; 3] = ["ring", "Raben.", "rec.dbl"];
 
@@ -111,6 +114,27 @@ fn best_of(runs: Vec<Times>) -> Times {
     best
 }
 
+/// The algorithm (1-6) per size: the fastest, unless the previous size's choice is within
+/// [`KEEP`] of it there. A tie decided by the noise would flip the table back and forth
+/// between sizes; keeping the choice makes fewer rules, each measured over more sizes.
+fn choose(per_k: &BTreeMap<usize, Times>, sizes: &[u64]) -> Vec<(u64, u64)> {
+    let mut previous: Option<usize> = None;
+    sizes
+        .iter()
+        .map(|&b| {
+            let t = |k: usize| per_k[&k][&("mpi".to_string(), b)];
+            let fastest = (1..OMPI_ALLREDUCE.len())
+                .min_by(|&x, &y| t(x).total_cmp(&t(y)))
+                .unwrap();
+            let k = previous
+                .filter(|&k| t(k) <= KEEP * t(fastest))
+                .unwrap_or(fastest);
+            previous = Some(k);
+            (b, k as u64)
+        })
+        .collect()
+}
+
 /// Per algorithm and size, the slowest of its rounds over the fastest: how much one launch
 /// of the same algorithm differs from the next.
 fn spread_of(runs: &BTreeMap<usize, Vec<Times>>) -> BTreeMap<(usize, u64), f64> {
@@ -175,19 +199,8 @@ fn main() {
         let per_k: BTreeMap<usize, Times> =
             per_k.into_iter().map(|(k, r)| (k, best_of(r))).collect();
         let sizes: Vec<u64> = per_k[&0].keys().map(|(_, b)| *b).collect();
-        let fastest: Vec<(u64, u64)> = sizes
-            .iter()
-            .map(|&b| {
-                let t = |k: &usize| per_k[k][&("mpi".to_string(), b)];
-                (
-                    b,
-                    (1..OMPI_ALLREDUCE.len())
-                        .min_by(|x, y| t(x).total_cmp(&t(y)))
-                        .unwrap() as u64,
-                )
-            })
-            .collect();
-        rules.add(u64::from(p), &fastest);
+        let chosen = choose(&per_k, &sizes);
+        rules.add(u64::from(p), &chosen);
         measured.insert(p, (per_k, spread, sizes));
     }
     let path = toolkit::report::write_file("ch03-allreduce-rules.txt", &rules.to_text())
