@@ -68,7 +68,7 @@ pub fn print(
         "# {p} ranks: with the rules file, MPI_Allreduce within {NEAR_FASTEST}x of the fastest forced algorithm at {near} of {n} sizes (worst {:.2}x at {} B); Open MPI's own choice at {fixed_near} of {n}",
         worst.0, worst.1
     );
-    if noisy > 0.0 {
+    if noisy > 1.0 {
         println!("# {p} ranks: where it missed, the chosen algorithm's own forced launches differed by up to {noisy:.2}x among themselves (spread)");
     }
     let ours_best = |b: u64| {
