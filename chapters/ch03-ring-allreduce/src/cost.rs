@@ -243,18 +243,20 @@ mod tests {
         fresh: 1e-11,
     };
 
+    /// `M`'s bandwidth and nothing else: no latency, reduction or buffer costs.
+    const BANDWIDTH_ONLY: CostModel = CostModel {
+        link: AlphaBeta {
+            alpha: 0.0,
+            beta: 1e9,
+        },
+        gamma: 0.0,
+        rendezvous: 0.0,
+        fresh: 0.0,
+    };
+
     #[test]
     fn the_ring_sends_two_p_minus_one_over_p_of_the_data() {
-        let no_latency = CostModel {
-            link: AlphaBeta {
-                alpha: 0.0,
-                ..M.link
-            },
-            gamma: 0.0,
-            rendezvous: 0.0,
-            fresh: 0.0,
-        };
-        let t = predict(Algorithm::Ring, &no_latency, 4, 4_000_000);
+        let t = predict(Algorithm::Ring, &BANDWIDTH_ONLY, 4, 4_000_000);
         assert!((t - 2.0 * 3.0 / 4.0 * 4e-3).abs() < 1e-12, "{t}");
         let mpi = predict(Algorithm::Mpi, &M, 4, 4_000_000);
         // MPI allocates only its result; ours copy xs and allocate an inbox of one chunk
@@ -265,20 +267,11 @@ mod tests {
 
     #[test]
     fn the_double_tree_fills_its_pipe_then_streams_two_segments_a_step() {
-        let bandwidth_only = CostModel {
-            link: AlphaBeta {
-                alpha: 0.0,
-                ..M.link
-            },
-            gamma: 0.0,
-            rendezvous: 0.0,
-            fresh: 0.0,
-        };
         // 8 ranks: depth 3; 32 segments per half; 2 segments received per step
         let s = SEGMENT_BYTES as f64 / 1e9;
         let t = predict(
             Algorithm::DoubleTree,
-            &bandwidth_only,
+            &BANDWIDTH_ONLY,
             8,
             64 * SEGMENT_BYTES,
         );
