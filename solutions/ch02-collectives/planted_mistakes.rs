@@ -204,3 +204,33 @@ fn a_commutativity_assumption_is_caught() {
     );
     println!("{text}");
 }
+
+#[path = "../../chapters/ch02-collectives/tests/common/blocks.rs"]
+mod blocks;
+
+// ANCHOR: bruck_not_rotated
+/// Mistake: ex 2.10 that returns its blocks in the order it gathered them (its own first,
+/// then rank + 1's, ...), without putting each in its rank's place.
+fn bruck_not_rotated(world: &SimpleCommunicator, mine: &[i64]) -> Vec<i64> {
+    let (rank, p, n) = (world.rank() as usize, world.size() as usize, mine.len());
+    let mut held = vec![0; n * p];
+    held[..n].copy_from_slice(mine);
+    let mut d = 1;
+    while d < p {
+        let count = d.min(p - d) * n;
+        let to = world.process_at_rank(((rank + p - d) % p) as i32);
+        let from = world.process_at_rank(((rank + d) % p) as i32);
+        let (sent, rest) = held.split_at_mut(d * n);
+        mpi::point_to_point::send_receive_into(&sent[..count], &to, &mut rest[..count], &from);
+        d *= 2;
+    }
+    held // the mistake: block i belongs at place (rank + i) % p
+}
+// ANCHOR_END: bruck_not_rotated
+
+toolkit::mpi_test! {
+    fn ex2_10_blocks_not_rotated_back_are_named(world at &[3]) {
+        let got = blocks::blocks_in_place(world, bruck_not_rotated);
+        toolkit::planted::named(got, "in the order it gathered them")
+    }
+}

@@ -8,7 +8,7 @@
 //!   the lab compare your code with them.
 //! - The exercises, one file per family of collectives:
 //!   [`broadcast`] (ex 2.1, 2.2), [`reduce`] (ex 2.3, 2.9), [`scatter_gather`] (ex 2.4,
-//!   2.5), [`exchange`] (ex 2.6, 2.7), [`barrier`] (ex 2.8).
+//!   2.5), [`exchange`] (ex 2.6, 2.7), [`barrier`] (ex 2.8), [`bruck`] (ex 2.10).
 //!
 //! Every exercise uses point-to-point calls only (send, receive, send-receive).
 
@@ -44,6 +44,12 @@ pub mod exchange;
     path = "../../../solutions/ch02-collectives/barrier.rs"
 )]
 pub mod barrier;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch02-collectives/bruck.rs"
+)]
+pub mod bruck;
 
 /// Where each rank's block starts when blocks of `counts[r]` items are laid out in rank
 /// order: `[0, c0, c0 + c1, ...]` (the displacements of a varcount collective).

@@ -1,10 +1,14 @@
-//! Checks of exercises 2.6 (allgather ring) and 2.7 (alltoall pairwise) against
-//! MPI_Allgather and MPI_Alltoall at 1, 2, 3, 4, 5, 8 ranks, for i32/i64/f32/f64.
+//! Checks of exercises 2.6 (allgather ring), 2.7 (alltoall pairwise) and 2.10 (Bruck's
+//! allgather) against MPI_Allgather and MPI_Alltoall at 1, 2, 3, 4, 5, 8 ranks, for
+//! i32/i64/f32/f64; ex 2.10 first with each rank's block labelled by its rank, to say
+//! which block went where.
 //!
 //! Run: `make check CH=02` or `cargo test -p ch02-collectives --features solution --test
 //! exchange`.
 
+use crate::common::blocks::{blocks_in_place, Allgather};
 use crate::common::{cases, lengths, CASES, RANKS};
+use ch02::bruck::allgather_bruck;
 use ch02::exchange::{allgather_ring, alltoall_pairwise};
 use ch02::ops::{Elem, Op};
 use ch02::reference;
@@ -16,16 +20,20 @@ use toolkit::lockstep::property;
 use toolkit::mpi_test;
 
 /// Every rank ends with every rank's block, as MPI_Allgather gives it.
-fn allgather_equals_mpi<T: Elem>(world: &SimpleCommunicator) -> Result<(), String> {
+fn allgather_equals_mpi<T: Elem>(
+    world: &SimpleCommunicator,
+    name: &str,
+    f: Allgather<T>,
+) -> Result<(), String> {
     let rank = world.rank() as usize;
     property(
         world,
-        &format!("allgather_ring::<{}> equals MPI_Allgather", T::NAME),
+        &format!("{name}::<{}> equals MPI_Allgather", T::NAME),
     )
     .cases(CASES)
     .check(cases(world.size(), &[Op::Sum], lengths()), |case| {
         let mine: Vec<T> = case.values(rank);
-        let got = allgather_ring(world, &mine);
+        let got = f(world, &mine);
         exact(
             "allgather result",
             &got,
@@ -58,7 +66,12 @@ fn alltoall_equals_mpi<T: Elem>(world: &SimpleCommunicator) -> Result<(), String
 
 mpi_test! {
     fn ex2_6_allgather_ring(world at RANKS) for T in [i32, i64, f32, f64] {
-        allgather_equals_mpi::<T>(world)
+        allgather_equals_mpi::<T>(world, "allgather_ring", allgather_ring)
+    }
+
+    fn ex2_10_allgather_bruck(world at RANKS) for T in [i32, i64, f32, f64] {
+        blocks_in_place(world, allgather_bruck)?;
+        allgather_equals_mpi::<T>(world, "allgather_bruck", allgather_bruck)
     }
 
     fn ex2_7_alltoall_pairwise(world at RANKS) for T in [i32, i64, f32, f64] {

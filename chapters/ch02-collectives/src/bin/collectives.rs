@@ -10,6 +10,7 @@
 //! read orders of magnitude and trends (linear vs tree as NP grows), not digits.
 
 use ch02::broadcast::{broadcast_binomial, broadcast_linear};
+use ch02::bruck::allgather_bruck;
 use ch02::exchange::{allgather_ring, alltoall_pairwise};
 use ch02::ops::Op;
 use ch02::reduce::{reduce_binomial, scan_inclusive};
@@ -160,6 +161,8 @@ fn main() {
         lab.compare("gather linear", bytes, reps, mine, mpi);
         let (mine, mpi) = (|| allgather_ring(w, &xs), || reference::allgather(w, &xs));
         lab.compare("allgather ring", bytes, reps, mine, mpi);
+        let (mine, mpi) = (|| allgather_bruck(w, &xs), || reference::allgather(w, &xs));
+        lab.compare("allgather Bruck", bytes, reps, mine, mpi);
         let send: Vec<f64> = (0..n * p).map(|i| (rank as usize + i % 5) as f64).collect();
         let (mine, mpi) = (
             || alltoall_pairwise(w, &send),

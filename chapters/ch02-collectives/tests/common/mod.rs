@@ -5,6 +5,8 @@
 //! rank can work out bounds that depend on everyone's inputs.
 #![allow(dead_code)] // each test file uses part of it
 
+pub mod blocks;
+
 use ch02::ops::{Elem, Op};
 use proptest::prelude::*;
 use proptest::sample::select;
