@@ -24,11 +24,9 @@ pub fn allgather_bruck<T: Equivalence + Copy + Default>(
         send_receive_into(&sent[..count], &to, &mut rest[..count], &from);
         d *= 2;
     }
-    let mut all = vec![T::default(); n * p];
-    for (i, block) in held.chunks(n.max(1)).enumerate().take(p) {
-        let at = (rank + i) % p * n;
-        all[at..at + n].copy_from_slice(&block[..n]);
-    }
-    all
+    // block i is rank (rank + i)'s: turning the whole buffer by `rank` blocks puts each
+    // at its place
+    held.rotate_right(rank * n);
+    held
 }
 // ANCHOR_END: allgather_bruck
