@@ -264,6 +264,10 @@ fn main() {
     }
     let universe = toolkit::init();
     let world = universe.world();
+    if world.size() < 2 {
+        println!("sweep: an allreduce over 1 rank moves nothing to time; run it with NP=2 or more");
+        return;
+    }
     let op = match arg("--op", "sum").as_str() {
         "sum" => Op::Sum,
         "max" => Op::Max,
