@@ -24,11 +24,14 @@ pub fn broadcast_linear<T: Equivalence + Copy>(
 // ANCHOR_END: broadcast_linear
 
 // ANCHOR: broadcast_binomial
-/// Broadcast along a binomial tree: in round k every rank that already holds the data
-/// sends it to the rank 2^k further on (counted from `root`, wrapping around), so the
-/// number of ranks with the data doubles each round: ceil(log2 p) rounds.
+/// Broadcast along a binomial tree: in each round every rank that already holds the data
+/// sends it on, the distance halving from round to round (at 8 ranks: 0 sends to 4; then 0
+/// to 2 and 4 to 6; then each even rank to the odd one after it), so the number of ranks
+/// with the data doubles each round: ceil(log2 p) rounds.
 ///
-/// Work with the relative rank `me = (rank - root + size) % size`, so the root is 0.
+/// Work with the relative rank `me = (rank - root + size) % size`, so the root is 0: `me`
+/// receives from `me` with its lowest set bit cleared, then sends to `me + m` for each
+/// power of two `m` below that bit, the largest first (those below `size`).
 pub fn broadcast_binomial<T: Equivalence + Copy>(
     world: &SimpleCommunicator,
     root: i32,
