@@ -10,12 +10,15 @@
 # shaped to 100 Mbit/s (written to chapter 12's output folder: hier-netns.txt,
 # hier-netns-1gbit.txt, less_bench-netns-100mbit.txt, compress_cnn-netns-100mbit.txt,
 # compress_gpt-netns-100mbit.txt), and the full output of make cluster-test and make
-# slurm-test.
+# slurm-test; and chapter 10's ring_or_tree lab on four nodes, the link node-b - node-c
+# as it is, slowed to 20 Gbit/s and to 1 Gbit/s (ring_or_tree-netns*.txt in chapter 10's
+# output folder).
 # Root only. Expect five to ten minutes on a 2-core machine.
 # `scripts/cluster/outputs.sh diagnose` makes only the two diagnose files (seconds);
 # `scripts/cluster/outputs.sh hier` only chapter 12's hier lab and less_bench (three);
 # `scripts/cluster/outputs.sh compress` only compress_cnn's and compress_gpt's;
-# `scripts/cluster/outputs.sh gpt` only compress_gpt's (about six minutes).
+# `scripts/cluster/outputs.sh gpt` only compress_gpt's (about six minutes);
+# `scripts/cluster/outputs.sh ring-or-tree` only chapter 10's ring_or_tree (seconds).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 DIR=book/src/cluster/output
@@ -48,11 +51,11 @@ diagnose_captures() {
 }
 
 # shell_capture FILE SCRIPT: runs the bash SCRIPT on the cluster (shown as the file's
-# first line) into FILE, a path from the repository root.
+# first line, with WB_NODES when it is set) into FILE, a path from the repository root.
 shell_capture() {
-  local file=$1 script=$2
-  echo "cluster-outputs: scripts/cluster/netns.sh run bash -c '$script'"
-  { echo "\$ scripts/cluster/netns.sh run bash -c '$script'";
+  local file=$1 script=$2 nodes=${WB_NODES:+WB_NODES=$WB_NODES }
+  echo "cluster-outputs: ${nodes}scripts/cluster/netns.sh run bash -c '$script'"
+  { echo "\$ ${nodes}scripts/cluster/netns.sh run bash -c '$script'";
     scripts/cluster/netns.sh run bash -c "$script" 2>&1; } > "$file.tmp" \
     || { cat "$file.tmp"; rm -f "$file.tmp"; exit 1; }
   mv "$file.tmp" "$file"
@@ -89,7 +92,20 @@ gpt_capture() {
   shell_capture $ch12/compress_gpt-netns-100mbit.txt \
     "$shape && make -s --no-print-directory run CH=12 BIN=compress_gpt SOLUTION=1"
 }
+# Chapter 10's ring_or_tree lab on four nodes (rank r on node r), the link between
+# node-b and node-c (ranks 1 and 2) as it is, then slowed both ways by tc.
+ring_or_tree_captures() {
+  local ch10=book/src/ch10-troubleshooting/output
+  local lab="make -s --no-print-directory run CH=10 BIN=ring_or_tree SOLUTION=1"
+  local rate
+  WB_NODES=4 shell_capture $ch10/ring_or_tree-netns.txt "$lab"
+  for rate in 20gbit 1gbit; do
+    WB_NODES=4 shell_capture $ch10/ring_or_tree-netns-$rate.txt \
+      "scripts/cluster/netns.sh link node-b node-c rate=$rate && $lab"
+  done
+}
 if [ "${1:-}" = diagnose ]; then diagnose_captures; exit 0; fi
+if [ "${1:-}" = ring-or-tree ]; then ring_or_tree_captures; exit 0; fi
 if [ "${1:-}" = hier ]; then hier_captures; exit 0; fi
 if [ "${1:-}" = compress ]; then compress_captures; exit 0; fi
 if [ "${1:-}" = gpt ]; then gpt_capture; exit 0; fi
@@ -107,6 +123,7 @@ capture sweep-one-node.txt NP=2 scripts/cluster/netns.sh run $SWEEP
 capture sweep-two-nodes.txt NP=2 MPIRUN_ARGS="--map-by node" \
   scripts/cluster/netns.sh run $SWEEP
 diagnose_captures
+ring_or_tree_captures
 hier_captures
 compress_captures
 capture cluster-test.txt make -s --no-print-directory cluster-test

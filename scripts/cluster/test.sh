@@ -10,6 +10,9 @@
 #   6. node-b's interface shaped with tc (`netns.sh shape node-b rate=100mbit`, for this
 #      step only): chapter 10's diagnose at NP=4 finds exactly the links that cross the
 #      nodes (0-2, 0-3, 1-2, 1-3), not 0-1 or 2-3 (skipped, saying why, without tc or tbf);
+#   7. four nodes (WB_NODES=4), one rank each, and one link slowed both ways
+#      (`netns.sh link node-b node-c rate=1gbit`): diagnose finds that link, 1-2, alone
+#      (skipped, saying why, without htb or u32);
 # then removes the cluster (always, even on failure: a node's qdisc goes with its
 # namespace) and checks nothing is left running and no shaping is left.
 # Root only. Expect about a minute after the build; output under target/cluster/.
@@ -34,7 +37,7 @@ teardown() {
   # node's daemon end its ranks and remove its files. The nodes go when they are empty,
   # or after the reaper's grace (3 s) and a second more.
   for _ in $(seq 40); do
-    [ -z "$(ip netns pids wb-node-a 2>/dev/null)$(ip netns pids wb-node-b 2>/dev/null)" ] && break
+    [ -z "$(for n in a b c d; do ip netns pids "wb-node-$n" 2>/dev/null; done)" ] && break
     sleep 0.1
   done
   scripts/cluster/netns.sh down >/dev/null
@@ -167,15 +170,35 @@ if [ "$shaped" = 1 ]; then
   echo "cluster-test: 6. node-b shaped to $RATE (tc tbf): slow links 0-2, 0-3, 1-2, 1-3 found, not 0-1 or 2-3 (median link $median µs); shaping removed ($(elapsed "$t") s)"
 fi
 
-# Nothing of the jobs is left on either node or on this machine, and no shaping.
+# 7. four nodes, one rank on each, and one slow link between node-b and node-c (ranks 1
+# and 2): chapter 10's ring_or_tree lab's network.
+t=$(date +%s)
+teardown
+WB_NODES=4 scripts/cluster/netns.sh up > "$OUT/up4.txt"
+eval "$(WB_NODES=4 scripts/cluster/netns.sh env)"
+if [ "$shaped" = 0 ]; then
+  echo "cluster-test: 7. skipped: no shaping (step 6)"
+elif ! timeout --foreground 20 scripts/cluster/netns.sh link node-b node-c rate=1gbit > "$OUT/link.txt" 2>&1; then
+  cat "$OUT/link.txt"
+  grep -q "kind is unknown\|no cls_u32" "$OUT/link.txt" || fail "tc could not slow the link node-b - node-c"
+  echo "cluster-test: 7. skipped: this kernel has no htb qdisc or u32 filter, so no single slow link"
+else
+  NP=4 timeout --foreground 120 "$TARGET/release/diagnose" > "$OUT/diagnose-link.txt" 2>&1 \
+    || { cat "$OUT/diagnose-link.txt"; fail "diagnose with the link node-b - node-c slowed"; }
+  found=$(sed -n 's/^verdict, links: slow links: //p' "$OUT/diagnose-link.txt" | grep -oE '[0-9]+-[0-9]+ at' | cut -d' ' -f1 | xargs)
+  [ "$found" = "1-2" ] || { cat "$OUT/diagnose-link.txt"; fail "link slowed: slow links '$found', expected exactly 1-2"; }
+  echo "cluster-test: 7. four nodes, link node-b - node-c slowed to 1gbit (tc htb): slow link 1-2 found, alone ($(elapsed "$t") s)"
+fi
+
+# Nothing of the jobs is left on any node or on this machine, and no shaping.
 sleep 0.5
-for node in node-a node-b; do
+for node in node-a node-b node-c node-d; do
   left=$(ip netns pids "wb-$node" | tr '\n' ' ')
   [ -z "$left" ] || fail "processes left on $node: $left"
 done
 teardown
 trap - EXIT
 if ip netns list | grep -q "wb-node"; then fail "a namespace is left"; fi
-left=$(tc qdisc show 2>/dev/null | grep -E "netem|tbf" | grep -E "dev wb" || true)
+left=$(tc qdisc show 2>/dev/null | grep -E "netem|tbf|htb" | grep -E "dev wb" || true)
 [ -z "$left" ] || fail "a shaping qdisc is left: $left"
 echo "cluster-test: passed in $(elapsed "$START") s; cluster removed, nothing left running, no shaping left"

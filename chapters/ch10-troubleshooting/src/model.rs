@@ -9,6 +9,9 @@
 //! - Recursive doubling (chapter 3's, extra ranks folded in first): a few rounds, each
 //!   moving the **whole** vector between partners: `Σ over rounds of max m(n)`. A slow link
 //!   costs only in the rounds whose partners it joins (one, for `2-3` at 8 ranks).
+//! - The binomial tree (chapter 3's `allreduce_binomial_tree`: chapter 2's reduce to rank
+//!   0, then its broadcast): the same rounds up and down, the whole vector in each. At 4
+//!   ranks its pairs are 0-1, 2-3, then 0-2: a slow link 1-2 costs it nothing.
 //!
 //! Nothing to run here: the lab and the tests use it.
 
@@ -109,6 +112,50 @@ pub fn doubling_time(links: &Links, p: usize, bytes: usize) -> f64 {
 }
 // ANCHOR_END: doubling_time
 
+// ANCHOR: tree_time
+/// The rounds of the binomial tree over `p` ranks, each as its (parent, child) pairs: in
+/// round `m = 1, 2, 4, ...` rank `r` with `r % 2m == m` sends its partial sum to `r - m`
+/// (chapter 2's reduce); the broadcast goes down the same pairs in the reverse order.
+pub fn tree_rounds(p: usize) -> Vec<Vec<(usize, usize)>> {
+    let mut rounds = vec![];
+    let mut m = 1;
+    while m < p {
+        rounds.push((m..p).step_by(2 * m).map(|r| (r - m, r)).collect());
+        m <<= 1;
+    }
+    rounds
+}
+
+/// The binomial tree's allreduce of `bytes` bytes over `p` ranks: up the rounds of
+/// [`tree_rounds`], then down them, each round as long as its slowest pair.
+pub fn tree_time(links: &Links, p: usize, bytes: usize) -> f64 {
+    let round = |pairs: &Vec<(usize, usize)>| {
+        let times = pairs
+            .iter()
+            .map(|&(a, b)| links.between(a, b).predict(bytes as f64));
+        times.fold(0.0, f64::max)
+    };
+    2.0 * tree_rounds(p).iter().map(round).sum::<f64>()
+}
+// ANCHOR_END: tree_time
+
+/// The size (bytes per rank) from which the ring's predicted time stays at or below the
+/// tree's, on a grid of eight sizes per doubling from 64 B to 1 GiB; `None` when the tree
+/// is predicted faster up to 1 GiB (the slow link costs the ring more than the tree's
+/// extra bytes), and 64 B when the ring is faster at every size.
+pub fn ring_beats_tree_from(links: &Links, p: usize) -> Option<usize> {
+    let grid: Vec<usize> = (48..=240)
+        .map(|k| 2f64.powf(k as f64 / 8.0) as usize)
+        .collect();
+    let ring_wins = |&n: &usize| ring_time(links, p, n) <= tree_time(links, p, n);
+    let last_loss = grid.iter().rposition(|n| !ring_wins(n));
+    match last_loss {
+        None => Some(grid[0]),
+        Some(i) if i + 1 < grid.len() => Some(grid[i + 1]),
+        Some(_) => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,5 +192,32 @@ mod tests {
         assert!((ring_time(&links, 8, n) - ring).abs() < 1e-12);
         let doubling = 2.0 * FAST.predict(n as f64) + slow.predict(n as f64);
         assert!((doubling_time(&links, 8, n) - doubling).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_tree_leaves_link_1_2_out_at_4_ranks_and_the_ring_pays_it() {
+        assert_eq!(tree_rounds(4), vec![vec![(0, 1), (2, 3)], vec![(0, 2)]]);
+        assert_eq!(tree_rounds(5)[2], vec![(0, 4)]);
+        assert!(tree_rounds(1).is_empty());
+        let uniform = Links {
+            fast: FAST,
+            slow: vec![],
+        };
+        let slow = |s: f64| Links {
+            fast: FAST,
+            slow: vec![(1, 2, slowed(FAST, s))],
+        };
+        let n = 1 << 20;
+        assert_eq!(tree_time(&slow(10.0), 4, n), tree_time(&uniform, 4, n));
+        assert!((tree_time(&uniform, 4, n) - 4.0 * FAST.predict(n as f64)).abs() < 1e-12);
+        // uniform: 6 alpha + 1.5 x (ring) against 4 alpha + 4 x (tree): the ring wins from
+        // 0.8 alpha beta = 800 B on
+        let from = ring_beats_tree_from(&uniform, 4).unwrap();
+        assert!((800..900).contains(&from), "{from}");
+        // 1-2 twice as slow: 6 alpha + 3 x against 4 alpha + 4 x: from 2 alpha beta
+        let from = ring_beats_tree_from(&slow(2.0), 4).unwrap();
+        assert!((2000..2200).contains(&from), "{from}");
+        // past 8/3 the tree wins at every size
+        assert_eq!(ring_beats_tree_from(&slow(3.0), 4), None);
     }
 }
