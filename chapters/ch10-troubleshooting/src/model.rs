@@ -99,16 +99,19 @@ pub fn doubling_rounds(p: usize) -> Vec<Vec<(usize, usize)>> {
 }
 
 // ANCHOR: doubling_time
-/// Recursive doubling of `bytes` bytes over `p` ranks: every round moves the whole vector
-/// and lasts as long as its slowest pair.
+/// One round: every pair of `pairs` exchanges (or one sends the other) `bytes` bytes at
+/// once; the round lasts as long as its slowest pair.
+pub fn round_time(links: &Links, pairs: &[(usize, usize)], bytes: usize) -> f64 {
+    let times = pairs
+        .iter()
+        .map(|&(a, b)| links.between(a, b).predict(bytes as f64));
+    times.fold(0.0, f64::max)
+}
+
+/// Recursive doubling of `bytes` bytes over `p` ranks: every round moves the whole vector.
 pub fn doubling_time(links: &Links, p: usize, bytes: usize) -> f64 {
-    let round = |pairs: &Vec<(usize, usize)>| {
-        let times = pairs
-            .iter()
-            .map(|&(a, b)| links.between(a, b).predict(bytes as f64));
-        times.fold(0.0, f64::max)
-    };
-    doubling_rounds(p).iter().map(round).sum()
+    let rounds = doubling_rounds(p);
+    rounds.iter().map(|r| round_time(links, r, bytes)).sum()
 }
 // ANCHOR_END: doubling_time
 
@@ -127,15 +130,13 @@ pub fn tree_rounds(p: usize) -> Vec<Vec<(usize, usize)>> {
 }
 
 /// The binomial tree's allreduce of `bytes` bytes over `p` ranks: up the rounds of
-/// [`tree_rounds`], then down them, each round as long as its slowest pair.
+/// [`tree_rounds`], then down them, the whole vector in each.
 pub fn tree_time(links: &Links, p: usize, bytes: usize) -> f64 {
-    let round = |pairs: &Vec<(usize, usize)>| {
-        let times = pairs
-            .iter()
-            .map(|&(a, b)| links.between(a, b).predict(bytes as f64));
-        times.fold(0.0, f64::max)
-    };
-    2.0 * tree_rounds(p).iter().map(round).sum::<f64>()
+    let rounds = tree_rounds(p);
+    2.0 * rounds
+        .iter()
+        .map(|r| round_time(links, r, bytes))
+        .sum::<f64>()
 }
 // ANCHOR_END: tree_time
 
