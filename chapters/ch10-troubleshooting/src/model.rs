@@ -220,5 +220,13 @@ mod tests {
         assert!((2000..2200).contains(&from), "{from}");
         // past 8/3 the tree wins at every size
         assert_eq!(ring_beats_tree_from(&slow(3.0), 4), None);
+        // the slow link on the tree's edge 0-2 instead: 4 alpha + 2 (1 + s) x against the
+        // ring's 6 alpha + 1.5 x: at s = 10 the ring wins from 2 / 20.5 alpha beta = 98 B
+        let on_the_tree = Links {
+            fast: FAST,
+            slow: vec![(0, 2, slowed(FAST, 10.0))],
+        };
+        let from = ring_beats_tree_from(&on_the_tree, 4).unwrap();
+        assert!((90..110).contains(&from), "{from}");
     }
 }
