@@ -117,7 +117,11 @@ test-mpich: setup
 	cargo test --features solution $$(printf -- '-p %s ' $$whole) --tests || exit 1; \
 	echo "make test-mpich: the modules" $$modules "of each one's tests/main.rs, and the tests" $$targets "of:$$named"; \
 	cargo test --features solution $$(printf -- '-p %s ' $$named) --test main -- $$modules || exit 1; \
-	cargo test --features solution $$(printf -- '-p %s ' $$named) $$(printf -- '--test %s ' $$targets) || exit 1
+	cargo test --features solution $$(printf -- '-p %s ' $$named) $$(printf -- '--test %s ' $$targets) || exit 1; \
+	echo "make test-mpich: chapter 3's tuner at its smallest: MPICH runs with the selection file it writes"; \
+	out="$(TARGET_DIR)/mpich/bench-smoke"; case "$$out" in /*) ;; *) out="$$PWD/$$out" ;; esac; mkdir -p "$$out"; \
+	WORKBOOK_BENCH_SMOKE=1 WORKBOOK_OUT="$$out" cargo run -q -p ch03-ring-allreduce --features solution --bin tune > "$$out/tune.log" 2>&1 \
+	  || { cat "$$out/tune.log"; echo "make test-mpich: chapter 3's tuner FAILED under MPICH (its output is above)"; exit 1; }
 	@echo "make test-mpich: all tests passed under MPICH"
 
 check:

@@ -58,6 +58,13 @@ for np in 2 4; do forced $np > $book/output/ompi-forced-np$np.txt; done
 sleep 60
 { echo "\$ cargo run --release -p ch03-ring-allreduce --features solution --bin tune -- --ranks 2,3,4";
   cargo run -q --release -p ch03-ring-allreduce --features solution --bin tune -- --ranks 2,3,4 2>&1; } > $book/output/tune.txt
+# The same tuner under MPICH (its own build folder), at the rank counts that fit the cores.
+if command -v mpirun.mpich > /dev/null; then
+  sleep 20
+  { echo "\$ MPICC=mpicc.mpich MPIRUN=mpirun.mpich CARGO_TARGET_DIR=target/mpich cargo run --release -p ch03-ring-allreduce --features solution --bin tune";
+    MPICC=mpicc.mpich MPIRUN=mpirun.mpich CARGO_TARGET_DIR="$TARGET_DIR/mpich" \
+      cargo run -q --release -p ch03-ring-allreduce --features solution --bin tune 2>&1; } > $book/output/tune-mpich.txt
+fi
 # The allreduce algorithms of Open MPI's tuned component, as ompi_info lists them.
 if command -v ompi_info > /dev/null; then
   { echo "\$ ompi_info --version | head -1"; ompi_info --version | head -1;
@@ -67,4 +74,4 @@ fi
 mkdir -p $book/img
 # The ring's messages (ch03-reduce-scatter/allgather.svg) were traced by the ring_steps lab.
 for f in busbw model-np2 model-np4 reduce-scatter allgather; do cp "$TARGET_DIR/workbook/ch03-$f.svg" $book/img/; done
-echo "outputs: wrote $book/output/sweep{,-np2}.txt, trees-np{2,3,4}.txt, dtree-np{4,8}.txt, tune.txt, ompi-forced-np{2,4}.txt, ompi-allreduce-algorithms.txt, the model and busbw plots, ch03-reduce-scatter.svg, ch03-allgather.svg"
+echo "outputs: wrote $book/output/sweep{,-np2}.txt, trees-np{2,3,4}.txt, dtree-np{4,8}.txt, tune.txt, tune-mpich.txt, ompi-forced-np{2,4}.txt, ompi-allreduce-algorithms.txt, the model and busbw plots, ch03-reduce-scatter.svg, ch03-allgather.svg"

@@ -9,6 +9,7 @@
 //! - [`reference`]: MPI_Allreduce (the truth) and a naive reduce + broadcast;
 //! - [`binary_tree`]: the two binary trees of the double binary tree (ex 3.7);
 //! - [`rules`]: a decision table in Open MPI's rules-file format (the `tune` benchmark);
+//!   [`mpich_rules`]: the same table as MPICH's selection file (JSON);
 //! - [`cost`]: the alpha-beta-gamma cost model of each algorithm, its regimes (one model
 //!   per vector size: caches, then DRAM), and its calibration;
 //! - this file: how a vector is cut into chunks ([`chunk_range`]), and the algorithms put
@@ -21,6 +22,7 @@
 pub mod binary_tree;
 pub mod cost;
 pub mod machine;
+pub mod mpich_rules;
 pub mod ops;
 pub mod reference;
 pub mod rules;

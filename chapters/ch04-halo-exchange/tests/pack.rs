@@ -43,7 +43,7 @@ pub fn pack_ok(rows: usize, cols: usize, j: usize) -> Result<(), String> {
         if v != (((r + 1) * 10000) + j) as f64 {
             // Which cell it copied instead, for the classic slips: a row or a column off.
             let held =
-                (v >= 0.0 && v.fract() == 0.0).then(|| (v as usize / 10000, v as usize % 10000));
+                (v >= 0.0 && v.fract() == 0.0).then_some((v as usize / 10000, v as usize % 10000));
             let why = match held {
                 Some((i, jj)) if i == r && jj == j => {
                     ": one row up: row 0 is the ghost row, the block's own rows are 1..=rows \

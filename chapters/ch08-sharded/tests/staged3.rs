@@ -9,7 +9,6 @@
 //! Run: `cargo test -p ch08-sharded --features solution --test main staged3::`.
 
 use crate::zero3_common::{staged3_equals_host, GridHalves};
-use ch08::halves::Halves;
 use mpi::traits::*;
 use tch::Device;
 use toolkit::mpi_test;
@@ -26,7 +25,7 @@ mpi_test! {
         #[cfg(feature = "solution")]
         {
             let ring = ch08::halves::RingHalves::new(world);
-            staged3_equals_host(world, &ring as &dyn Halves, false, Device::Cpu, backward, None)?;
+            staged3_equals_host(world, &ring as &dyn ch08::halves::Halves, false, Device::Cpu, backward, None)?;
         }
         Ok(())
     }

@@ -61,6 +61,14 @@ pub fn sized<T>(full: T, small: T) -> T {
     }
 }
 
+/// The value after `flag` on the command line (`--ranks 2,4`), else `default`.
+pub fn arg(flag: &str, default: &str) -> String {
+    let args: Vec<String> = std::env::args().collect();
+    let at = args.iter().position(|a| a == flag);
+    at.and_then(|i| args.get(i + 1).cloned())
+        .unwrap_or_else(|| default.to_string())
+}
+
 /// Lets the ranks of the jobs this process starts later move between cores (Open MPI's
 /// `OMPI_MCA_hwloc_base_binding_policy=none`), unless the user chose a binding. Open MPI
 /// binds each rank to one core when there are enough; on a machine shared with other

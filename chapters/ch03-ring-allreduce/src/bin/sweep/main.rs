@@ -27,6 +27,7 @@ use mpi::traits::*;
 use std::borrow::Cow;
 use std::time::Instant;
 use tabled::Tabled;
+use toolkit::bench::arg;
 use toolkit::compare::reduction_errors;
 
 /// One row of the table, printed as it is measured and saved in the CSV; `alg == None`
@@ -79,13 +80,6 @@ fn aligned(fields: Vec<Cow<'_, str>>) -> String {
         .map(|(f, w)| format!("{f:>w$}"))
         .collect();
     cells.join(" ")
-}
-
-fn arg(flag: &str, default: &str) -> String {
-    let args: Vec<String> = std::env::args().collect();
-    let at = args.iter().position(|a| a == flag);
-    at.and_then(|i| args.get(i + 1).cloned())
-        .unwrap_or_else(|| default.to_string())
 }
 
 fn bytes_arg(flag: &str, default: usize) -> usize {

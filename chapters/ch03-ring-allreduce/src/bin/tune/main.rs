@@ -1,28 +1,34 @@
 //! Benchmark: a tuner for MPI_Allreduce, the way a library is tuned. For each rank count
-//! it times MPI_Allreduce under Open MPI's own choice (algorithm 0) and forced to each of
-//! its algorithms 1-6 (`coll_tuned_allreduce_algorithm`), one launch each, at every size
-//! from 8 B; picks the fastest per size; writes the choice as Open MPI's rules file
-//! (`target/workbook/ch03-allreduce-rules.txt`, [`ch03::rules`]); then runs MPI_Allreduce
-//! with that file, our algorithms beside it in the same launch, and prints it all side by
-//! side. Each figure is the best of `--rounds` launches (each the median of its runs of
-//! the slowest rank).
+//! it times MPI_Allreduce under the library's own choice (algorithm 0) and forced to each
+//! of its algorithms (Open MPI: 1-6 by `coll_tuned_allreduce_algorithm`; MPICH: 1-4 by
+//! `MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM`), one launch each, at every size from 8 B; picks
+//! the fastest per size; writes the choice as the library's decision table (Open MPI's
+//! rules file `target/workbook/ch03-allreduce-rules.txt`, [`ch03::rules`]; MPICH's
+//! selection file `ch03-allreduce-mpich.json`, [`ch03::mpich_rules`]); then, in as many
+//! rounds again, runs MPI_Allreduce with that file (our algorithms beside it in the same
+//! launch) and forced to each algorithm once more, and prints those side by side: the
+//! table is judged on other launches than the ones it was chosen from. Each figure is the
+//! best of `--rounds` launches (each the median of its runs of the slowest rank).
 //!
 //! Run: `make bench CH=03` (with the sweep), or `cargo run --release -p
 //! ch03-ring-allreduce --features solution --bin tune -- [--ranks 2,4] [--max-bytes N]
-//! [--rounds N]` (defaults: 2 and 4 ranks, 8 MiB, 3 rounds); `... --bin tune -- --check FILE` reads a rules file and prints its
-//! table, or says in one line why it cannot. Under MPICH it says that it tunes Open MPI
-//! only, and stops. About two minutes with the defaults.
+//! [--rounds N]` (defaults: 2 and 4 ranks, 8 MiB, 3 rounds; under MPICH only the rank
+//! counts that fit in the cores: its waiting ranks spin); `... --bin tune -- --check FILE`
+//! reads a table (`.json`: MPICH's) and prints it, or says in one line why it cannot.
+//! Under MPICH: `MPICC=mpicc.mpich MPIRUN=mpirun.mpich CARGO_TARGET_DIR=target/mpich` in
+//! front. About four minutes with the defaults.
 
+mod library;
 mod table;
 
 use ch03::cost::median_of_runs;
 use ch03::ops::Op;
-use ch03::rules::{AllreduceRules, OMPI_ALLREDUCE};
 use ch03::{doubling, rabenseifner, reference};
+use library::Library;
 use mpi::traits::*;
 use std::collections::BTreeMap;
-use toolkit::bench::sized;
-use toolkit::launch::{flavor, Flavor, Job};
+use toolkit::bench::{arg, sized};
+use toolkit::launch::{flavor, Job};
 
 /// One launch's times: (label, bytes) -> seconds.
 type Times = BTreeMap<(String, u64), f64>;
@@ -32,13 +38,6 @@ const KEEP: f64 = 1.05;
 
 /// Our algorithms timed beside MPI_Allreduce with the rules file.
 const OURS: [&str; 3] = ["ring", "Raben.", "rec.dbl"];
-
-fn arg(flag: &str, default: &str) -> String {
-    let args: Vec<String> = std::env::args().collect();
-    let at = args.iter().position(|a| a == flag);
-    at.and_then(|i| args.get(i + 1).cloned())
-        .unwrap_or_else(|| default.to_string())
-}
 
 /// Under mpirun: times MPI_Allreduce (f32 sum) at 8 B, 32 B, ... up to `--max-bytes`,
 /// and ours too with `--ours`; rank 0 prints `t <label> <bytes> <seconds>` lines.
@@ -104,6 +103,33 @@ fn launch(p: u32, env: &[(&str, String)], max: u64, ours: bool) -> Times {
     times
 }
 
+/// An environment for a launch: (variable, value) pairs.
+type Env = Vec<(&'static str, String)>;
+
+/// `rounds` rounds at `p` ranks: per round one launch per algorithm (forced; 0 is the
+/// library's own choice), then with `table` (the environment that reads a decision
+/// table) one launch with it, ours timed beside it. The forced launches per algorithm, and
+/// the table's.
+fn rounds_of(
+    lib: &Library,
+    p: u32,
+    rounds: usize,
+    max: u64,
+    table: Option<&Env>,
+) -> (BTreeMap<usize, Vec<Times>>, Vec<Times>) {
+    let (mut forced, mut tuned) = (BTreeMap::<usize, Vec<Times>>::new(), Vec::new());
+    for _ in 0..rounds {
+        for k in 0..lib.algorithms.len() {
+            let t = launch(p, &lib.forced(k), max, false);
+            forced.entry(k).or_default().push(t);
+        }
+        if let Some(env) = table {
+            tuned.push(launch(p, env, max, true));
+        }
+    }
+    (forced, tuned)
+}
+
 /// The best (smallest) of each figure over `runs`.
 fn best_of(runs: Vec<Times>) -> Times {
     let mut best = Times::new();
@@ -114,7 +140,7 @@ fn best_of(runs: Vec<Times>) -> Times {
     best
 }
 
-/// The algorithm (1-6) per size: the fastest, unless the previous size's choice is within
+/// The algorithm (1 on) per size: the fastest, unless the previous size's choice is within
 /// [`KEEP`] of it there. A tie decided by the noise would flip the table back and forth
 /// between sizes; keeping the choice makes fewer rules, each measured over more sizes.
 fn choose(per_k: &BTreeMap<usize, Times>, sizes: &[u64]) -> Vec<(u64, u64)> {
@@ -123,7 +149,7 @@ fn choose(per_k: &BTreeMap<usize, Times>, sizes: &[u64]) -> Vec<(u64, u64)> {
         .iter()
         .map(|&b| {
             let t = |k: usize| per_k[&k][&("mpi".to_string(), b)];
-            let fastest = (1..OMPI_ALLREDUCE.len())
+            let fastest = (1..per_k.len())
                 .min_by(|&x, &y| t(x).total_cmp(&t(y)))
                 .unwrap();
             let k = previous
@@ -149,79 +175,73 @@ fn spread_of(runs: &BTreeMap<usize, Vec<Times>>) -> BTreeMap<(usize, u64), f64> 
     spread
 }
 
-fn forced(k: usize) -> Vec<(&'static str, String)> {
-    vec![
-        ("OMPI_MCA_coll_tuned_use_dynamic_rules", (k > 0).to_string()),
-        ("OMPI_MCA_coll_tuned_allreduce_algorithm", k.to_string()),
-    ]
-}
-
 fn main() {
     if toolkit::launch::under_mpirun() {
         return worker();
     }
     if let Some(file) = std::env::args().skip_while(|a| a != "--check").nth(1) {
         let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{file}: {e}"));
-        match AllreduceRules::parse(&text) {
-            Ok(rules) => return print!("{}", rules.to_text()),
+        let lib = Library::of_file(&file);
+        match lib.parse(&text) {
+            Ok(rules) => return print!("{}", lib.write(&rules)),
             Err(why) => {
                 eprintln!("tune: {file}: {why}");
                 std::process::exit(2);
             }
         }
     }
-    if flavor() != Ok(Flavor::OpenMpi) {
-        println!("tune: writes Open MPI's rules file; this MPI is not Open MPI (MPICH: set MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM to force one algorithm)");
+    let Some(lib) = flavor().ok().and_then(Library::of) else {
+        println!("tune: tunes Open MPI or MPICH through their own mpirun; this launcher is neither (set MPIRUN)");
         return;
-    }
+    };
     toolkit::bench::unbind_ranks();
     let ranks: Vec<u32> = arg("--ranks", sized("2,4", "2"))
         .split(',')
         .map(|r| r.parse().expect("--ranks 2,4"))
         .collect();
+    let cores = toolkit::cores::machine_cores() as u32;
+    let ranks: Vec<u32> = if lib.name == "MPICH" && !std::env::args().any(|a| a == "--ranks") {
+        let (fit, left): (Vec<u32>, Vec<u32>) = ranks.into_iter().partition(|&p| p <= cores);
+        if !left.is_empty() {
+            println!("# MPICH: {left:?} ranks left out: more ranks than the {cores} cores, and MPICH's waiting ranks spin, so the times would be the scheduler's (--ranks to run them anyway)");
+        }
+        fit
+    } else {
+        ranks
+    };
     let max: u64 = arg("--max-bytes", &sized(8u64 << 20, 32 << 10).to_string())
         .parse()
         .expect("--max-bytes N");
     let rounds: usize = arg("--rounds", sized("3", "1"))
         .parse()
         .expect("--rounds N");
-    let mut measured = BTreeMap::new();
-    let mut rules = AllreduceRules::default();
+    // Choose on one set of rounds; check the table on another, forced beside it.
+    let mut rules = ch03::rules::AllreduceRules::default();
     for &p in &ranks {
-        let runs = (0..rounds)
-            .flat_map(|_| (0..OMPI_ALLREDUCE.len()).map(move |k| (k, p)))
-            .map(|(k, p)| (k, launch(p, &forced(k), max, false)));
-        let mut per_k: BTreeMap<usize, Vec<Times>> = BTreeMap::new();
-        for (k, t) in runs {
-            per_k.entry(k).or_default().push(t);
-        }
-        let spread = spread_of(&per_k);
+        let (runs, _) = rounds_of(&lib, p, rounds, max, None);
         let per_k: BTreeMap<usize, Times> =
-            per_k.into_iter().map(|(k, r)| (k, best_of(r))).collect();
+            runs.into_iter().map(|(k, r)| (k, best_of(r))).collect();
         let sizes: Vec<u64> = per_k[&0].keys().map(|(_, b)| *b).collect();
-        let chosen = choose(&per_k, &sizes);
-        rules.add(u64::from(p), &chosen);
-        measured.insert(p, (per_k, spread, sizes));
+        rules.add(u64::from(p), &choose(&per_k, &sizes));
     }
-    let path = toolkit::report::write_file("ch03-allreduce-rules.txt", &rules.to_text())
-        .expect("write the rules");
-    // What Open MPI will read, read back the way the tuner's --check reads it.
-    let rules = AllreduceRules::parse(&std::fs::read_to_string(&path).unwrap())
+    let path = toolkit::report::write_file(lib.file, &lib.write(&rules)).expect("write the rules");
+    // What the library will read, read back the way the tuner's --check reads it.
+    let rules = lib
+        .parse(&std::fs::read_to_string(&path).unwrap())
         .expect("the rules just written");
     println!(
-        "# the rules file, {}:\n{}",
+        "# the {} table, {}:\n{}",
+        lib.name,
         path.display(),
-        rules.to_text().trim_end()
+        lib.write(&rules).trim_end()
     );
-    for (p, (per_k, spread, sizes)) in measured {
-        let env = [
-            ("OMPI_MCA_coll_tuned_use_dynamic_rules", "1".to_string()),
-            (
-                "OMPI_MCA_coll_tuned_dynamic_rules_filename",
-                path.display().to_string(),
-            ),
-        ];
-        let tuned = best_of((0..rounds).map(|_| launch(p, &env, max, true)).collect());
-        table::print(p, &per_k, &spread, &sizes, &tuned, &rules);
+    let env = lib.with_file(&path.display().to_string());
+    for &p in &ranks {
+        let (runs, tuned) = rounds_of(&lib, p, rounds, max, Some(&env));
+        let spread = spread_of(&runs);
+        let per_k: BTreeMap<usize, Times> =
+            runs.into_iter().map(|(k, r)| (k, best_of(r))).collect();
+        let sizes: Vec<u64> = per_k[&0].keys().map(|(_, b)| *b).collect();
+        table::print(&lib, p, &per_k, &spread, &sizes, &best_of(tuned), &rules);
     }
 }
