@@ -69,6 +69,12 @@ pub fn print_and_save<T: Tabled>(rows: &[T], csv_name: &str) -> std::io::Result<
     write_file(csv_name, &csv(rows))
 }
 
+/// The course's output folder (`target/workbook/`, or `WORKBOOK_OUT`), where a lab keeps
+/// what it writes beyond single files (a checkpoint's folder).
+pub fn out_dir() -> PathBuf {
+    workbook_settings::out::out_dir()
+}
+
 /// Writes `contents` to `name` under the course's output folder (`target/workbook/`, or
 /// `WORKBOOK_OUT`: [`workbook_settings::out::out_dir`], which the course tooling writes to
 /// too), atomically, and returns its path: the one way a lab saves a file.

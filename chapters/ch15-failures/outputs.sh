@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Chapter 15's captures for the book beyond its lab's own (async_ckpt.txt at NP=4): the
+# lab with a save every 3 steps (the writes longer than the interval between saves), and
+# the lab with rank 1's writer killed half-way through save 3, then the checkpoint
+# folder it leaves.
+# `make outputs CH=15` runs the lab, then this script from the repository root
+# (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.
+set -euo pipefail
+MAKE=${MAKE:-make}
+TARGET_DIR=${TARGET_DIR:-target}
+book=book/src/ch15-failures
+{ echo "\$ make run CH=15 SOLUTION=1 ARGS='--sizes 1,4,16 --every 3 --steps 12'";
+  $MAKE -s --no-print-directory run CH=15 SOLUTION=1 ARGS='--sizes 1,4,16 --every 3 --steps 12' 2>&1; } > $book/output/async_ckpt-every3.txt
+# The killed run ends with the job's status (137): its lines are the capture.
+args='--sizes 1 --steps 12 --every 3 --kill-at-save 3'
+{ echo "\$ make run CH=15 NP=3 SOLUTION=1 ARGS='$args'";
+  $MAKE -s --no-print-directory run CH=15 NP=3 SOLUTION=1 ARGS="$args" 2>&1 | grep -v '^make' || true;
+  echo "\$ ls -l target/workbook/ch15-async/ | awk '{print \$5, \$9}'";
+  ls -l "${WORKBOOK_OUT:-$TARGET_DIR/workbook}/ch15-async/" | awk 'NR > 1 {print $5, $9}'; } > $book/output/async_ckpt-killed.txt
+echo "outputs: wrote $book/output/async_ckpt-every3.txt, async_ckpt-killed.txt"

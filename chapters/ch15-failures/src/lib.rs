@@ -1,0 +1,38 @@
+//! Chapter 15: surviving failures. Part 1: checkpoints that never stall training: a
+//! writer thread saves a copy of the state while the training thread goes on, and the
+//! checkpoint exists only once every rank's shard is on disk.
+//!
+//! Run the lab with `make run CH=15` (`async_ckpt`: the stall of a synchronous save
+//! against the asynchronous one at several model sizes), your exercise with `make check
+//! CH=15`.
+//!
+//! Given code (read it, use it):
+//! - [`model`]: the sharded model the chapter trains (Adam on `1/2 |w - t|^2`, a shard of
+//!   P per rank) and its [`model::Snapshot`];
+//! - [`files`]: the checkpoint's files: a shard written atomically by any thread,
+//!   [`files::publish`] (the collective that writes the manifest last), [`files::load`],
+//!   and the synchronous save [`files::save_sync`].
+//!
+//! Your part (stubs; `--features solution` compiles the answers from `solutions/`):
+//! [`saver`] (ex 15.1: the asynchronous save and its finish).
+
+pub mod files;
+pub mod model;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch15-failures/saver.rs"
+)]
+pub mod saver;
+
+use model::Snapshot;
+use mpi::topology::SimpleCommunicator;
+
+/// A way to save checkpoints during training: ex 15.1's [`saver::AsyncSaver`], or a
+/// planted mistake. Both calls are collective.
+pub trait Saver {
+    /// Starts (or makes) the save of `snap`.
+    fn save(&mut self, world: &SimpleCommunicator, snap: Snapshot) -> Result<(), String>;
+    /// Ends the save in flight; the step it published, if any.
+    fn finish(&mut self, world: &SimpleCommunicator) -> Result<Option<u64>, String>;
+}

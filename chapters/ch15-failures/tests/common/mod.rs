@@ -1,0 +1,93 @@
+//! What the checks of chapter 15 share with its planted mistakes: each check takes the
+//! saver under test (made by a function), so that a planted mistake goes through the same
+//! check and gets the same message.
+#![allow(dead_code)] // each test file uses part of it
+
+use ch15::files::{load, most_writers_at_once, saved_step, shard_file, writers_running, Pace};
+use ch15::model::ShardModel;
+use ch15::Saver;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Makes the saver under test: into a folder, its writers at a pace.
+pub type MakeSaver = fn(PathBuf, Pace) -> Box<dyn Saver>;
+
+/// A fresh folder `name-N` (N: the ranks) under the course's output folder: rank 0 empties
+/// it; every rank returns once it exists.
+pub fn fresh_dir(world: &SimpleCommunicator, name: &str) -> PathBuf {
+    let dir = toolkit::report::out_dir().join(format!("ch15-{name}-{}", world.size()));
+    if world.rank() == 0 {
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("the test's folder");
+    }
+    world.barrier();
+    dir
+}
+
+/// The model the checks train: 3001 parameters (not a multiple of the rank counts).
+pub const P: usize = 3001;
+
+/// Ex 15.1's check: 8 steps, a save every 2, each writer slowed to 300 ms. After each save
+/// returns: its shard is not written yet (a save that returns when it is, is a synchronous
+/// one), never two at once, and the manifest names the save before it
+/// (published when this one started). After `finish`: it says step 8, and each rank's
+/// shard loads back equal to the state at step 8.
+pub fn check_saver(world: &SimpleCommunicator, make: MakeSaver, name: &str) -> Result<(), String> {
+    let (q, n) = (world.rank() as usize, world.size() as usize);
+    let dir = fresh_dir(world, name);
+    let pace = Pace {
+        per_mib: Duration::from_millis(300),
+        die_after: None,
+    };
+    let mut saver = make(dir.clone(), pace);
+    let mut model = ShardModel::new(P, q, n);
+    let mut last = None;
+    for step in 1..=8u64 {
+        model.step(world);
+        if step % 2 != 0 {
+            continue;
+        }
+        saver.save(world, model.snapshot())?;
+        if shard_file(&dir, q, n, step).exists() {
+            return Err(format!(
+                "rank {q}: save (step {step}) returned after its shard was written: training waited for the whole save; start the writer thread and return (ex 15.1, save)"
+            ));
+        }
+        let named = saved_step(&dir)?.map(|(s, _)| s);
+        let want = (step > 2).then_some(step - 2);
+        if named != want {
+            return Err(format!(
+                "rank {q}: after the save of step {step} the manifest names step {named:?}, want {want:?}: finish the save in flight (join its writer, publish its step) before the next save starts; up to {} writers ran at once here (ex 15.1, save)",
+                most_writers_at_once()
+            ));
+        }
+        if most_writers_at_once() > 1 {
+            return Err(format!(
+                "rank {q}: {} saves were in flight at once after the save of step {step}: finish the save in flight before starting the next (ex 15.1, save)",
+                most_writers_at_once()
+            ));
+        }
+        last = Some(model.snapshot());
+    }
+    let finished = saver.finish(world)?;
+    if finished != Some(8) {
+        return Err(format!("rank {q}: finish returned {finished:?}, want Some(8): the step of the save it published (ex 15.1, finish)"));
+    }
+    if writers_running() != 0 {
+        return Err(format!(
+            "rank {q}: a writer still runs after finish: join it (ex 15.1, finish)"
+        ));
+    }
+    match load(&dir, q, n)? {
+        Some(s) if Some(&s) == last.as_ref() => Ok(()),
+        Some(s) => Err(format!("rank {q}: the checkpoint loads as step {}, not the state saved at step 8 (ex 15.1, finish)", s.step)),
+        None => Err(format!("rank {q}: no checkpoint after finish: nothing was published (ex 15.1, finish)")),
+    }
+}
+
+/// The checkpoint in `dir` for rank `q` of `n`, with its step: the test's reading.
+pub fn step_in(dir: &Path, q: usize, n: usize) -> Result<Option<u64>, String> {
+    Ok(load(dir, q, n)?.map(|s| s.step))
+}

@@ -1,0 +1,105 @@
+//! Mistakes learners make in this chapter, planted on purpose, and what the checks say
+//! about them: ex 15.1's save that waits for its own writer (a synchronous save in
+//! disguise), that starts a writer without finishing the one before (saves pile up), and
+//! whose finish publishes the manifest before the writer is done; under mpirun at 3 ranks
+//! (`toolkit::mpi_test!`).
+//!
+//! Run: `cargo test -p ch15-failures --features solution --test planted_mistakes --
+//! --nocapture` to read the messages.
+
+#[path = "../../chapters/ch15-failures/tests/common/mod.rs"]
+mod common;
+
+use ch15::files::{publish, write_shard, Pace};
+use ch15::model::Snapshot;
+use ch15::saver::{AsyncSaver, InFlight};
+use ch15::Saver;
+use common::check_saver;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use std::path::PathBuf;
+use toolkit::planted::named;
+
+/// Which rule of ex 15.1 a planted saver breaks.
+#[derive(Clone, Copy)]
+enum Mistake {
+    /// `save` joins the writer it just started.
+    WaitsForItsWriter,
+    /// `save` starts a writer without finishing the save in flight.
+    PilesUp,
+    /// `finish` publishes, then joins the writer.
+    PublishesFirst,
+}
+
+/// Ex 15.1 as a learner might write it, with one rule broken.
+struct Planted {
+    inner: AsyncSaver,
+    mistake: Mistake,
+    bytes: u64,
+}
+
+impl Saver for Planted {
+    fn save(&mut self, world: &SimpleCommunicator, snap: Snapshot) -> Result<(), String> {
+        if !matches!(self.mistake, Mistake::PilesUp) {
+            self.finish(world)?;
+        }
+        let (q, n) = (world.rank() as usize, world.size() as usize);
+        let (dir, pace, step) = (self.inner.dir.clone(), self.inner.pace.clone(), snap.step);
+        self.bytes = 20 + snap.bytes() + 8;
+        let writer = std::thread::spawn(move || write_shard(&dir, q, n, &snap, &pace));
+        if let Mistake::WaitsForItsWriter = self.mistake {
+            let wrote = writer.join().unwrap_or_else(|_| Err("panicked".into()));
+            return publish(world, &self.inner.dir, step, wrote);
+        }
+        self.inner.in_flight = Some(InFlight { step, writer });
+        Ok(())
+    }
+
+    fn finish(&mut self, world: &SimpleCommunicator) -> Result<Option<u64>, String> {
+        let Some(InFlight { step, writer }) = self.inner.in_flight.take() else {
+            return Ok(None);
+        };
+        if let Mistake::PublishesFirst = self.mistake {
+            publish(world, &self.inner.dir, step, Ok(self.bytes))?;
+            let _ = writer.join();
+            return Ok(Some(step));
+        }
+        let wrote = writer.join().unwrap_or_else(|_| Err("panicked".into()));
+        publish(world, &self.inner.dir, step, wrote)?;
+        Ok(Some(step))
+    }
+}
+
+fn planted(mistake: Mistake) -> impl Fn(PathBuf, Pace) -> Box<dyn Saver> {
+    move |dir, pace| {
+        Box::new(Planted {
+            inner: AsyncSaver::new(dir, pace),
+            mistake,
+            bytes: 0,
+        })
+    }
+}
+
+fn waits(dir: PathBuf, pace: Pace) -> Box<dyn Saver> {
+    planted(Mistake::WaitsForItsWriter)(dir, pace)
+}
+fn piles_up(dir: PathBuf, pace: Pace) -> Box<dyn Saver> {
+    planted(Mistake::PilesUp)(dir, pace)
+}
+fn publishes_first(dir: PathBuf, pace: Pace) -> Box<dyn Saver> {
+    planted(Mistake::PublishesFirst)(dir, pace)
+}
+
+toolkit::mpi_test! {
+    fn a_save_that_waits_for_its_writer_is_named(world at &[3]) {
+        named(check_saver(world, waits, "planted-waits"), "returned after its shard was written")
+    }
+
+    fn saves_that_pile_up_are_named(world at &[3]) {
+        named(check_saver(world, piles_up, "planted-piles"), "finish the save in flight (join its writer, publish its step) before the next save starts")
+    }
+
+    fn a_manifest_before_its_shards_is_named(world at &[3]) {
+        named(check_saver(world, publishes_first, "planted-first"), "join the writer before publish")
+    }
+}
