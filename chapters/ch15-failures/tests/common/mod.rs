@@ -59,7 +59,9 @@ pub fn check_saver(world: &SimpleCommunicator, make: MakeSaver, name: &str) -> R
         let want = (step > 2).then_some(step - 2);
         if named != want {
             return Err(format!(
-                "rank {q}: after the save of step {step} the manifest names step {named:?}, want {want:?}: finish the save in flight (join its writer, publish its step) before the next save starts; up to {} writers ran at once here (ex 15.1, save)",
+                "rank {q}: after the save of step {step} the manifest names {}, want {}: finish the save in flight (join its writer, publish its step) before the next save starts; up to {} writers ran at once here (ex 15.1, save)",
+                says(named),
+                says(want),
                 most_writers_at_once()
             ));
         }
@@ -85,6 +87,11 @@ pub fn check_saver(world: &SimpleCommunicator, make: MakeSaver, name: &str) -> R
         Some(s) => Err(format!("rank {q}: the checkpoint loads as step {}, not the state saved at step 8 (ex 15.1, finish)", s.step)),
         None => Err(format!("rank {q}: no checkpoint after finish: nothing was published (ex 15.1, finish)")),
     }
+}
+
+/// A step as a message says it ("step 4", "no step").
+fn says(step: Option<u64>) -> String {
+    step.map_or("no step".into(), |s| format!("step {s}"))
 }
 
 /// The checkpoint in `dir` for rank `q` of `n`, with its step: the test's reading.
