@@ -92,7 +92,9 @@ fn run(
         saves += 1;
     }
     let t = Instant::now();
-    saver.finish(world)?;
+    if mode == Mode::Async {
+        saver.finish(world)?;
+    }
     let per = f64::from(saves.max(1));
     Ok(Run {
         step_s: slowest(world, train / steps as f64),
