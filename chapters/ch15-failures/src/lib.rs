@@ -11,12 +11,14 @@
 //!   P per rank) and its [`model::Snapshot`];
 //! - [`files`]: the checkpoint's files: a shard written atomically by any thread,
 //!   [`files::publish`] (the collective that writes the manifest last), [`files::load`],
-//!   and the synchronous save [`files::save_sync`].
+//!   and the synchronous save [`files::save_sync`];
+//! - [`in_flight`]: the asynchronous saver's state (its folder, pace, save in flight).
 //!
 //! Your part (stubs; `--features solution` compiles the answers from `solutions/`):
 //! [`saver`] (ex 15.1: the asynchronous save and its finish).
 
 pub mod files;
+pub mod in_flight;
 pub mod model;
 
 #[cfg_attr(
