@@ -1,8 +1,9 @@
 //! Mistakes learners make in this chapter, planted on purpose, and what the checks say
 //! about them: ex 15.1's save that waits for its own writer (a synchronous save in
 //! disguise), that starts a writer without finishing the one before (saves pile up), and
-//! whose finish publishes the manifest before the writer is done; under mpirun at 3 ranks
-//! (`toolkit::mpi_test!`).
+//! whose finish publishes the manifest before the writer is done, under mpirun at 3 ranks
+//! (`toolkit::mpi_test!`); ex 15.2's waste that loses a whole interval per failure, and
+//! Young's interval without its 2.
 //!
 //! Run: `cargo test -p ch15-failures --features solution --test planted_mistakes --
 //! --nocapture` to read the messages.
@@ -14,7 +15,7 @@ use ch15::files::{publish, write_shard, Pace};
 use ch15::model::Snapshot;
 use ch15::saver::{AsyncSaver, InFlight};
 use ch15::Saver;
-use common::check_saver;
+use common::{check_interval, check_saver};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::path::PathBuf;
@@ -102,4 +103,26 @@ toolkit::mpi_test! {
     fn a_manifest_before_its_shards_is_named(world at &[3]) {
         named(check_saver(world, publishes_first, "planted-first"), "join the writer before publish")
     }
+}
+
+/// Ex 15.2's waste with a whole interval lost per failure.
+fn waste_whole_interval(interval: f64, save: f64, mtbf: f64) -> f64 {
+    save / interval + interval / mtbf
+}
+
+/// Ex 15.2's interval without the 2: `sqrt(save mtbf)`.
+fn young_without_2(save: f64, mtbf: f64) -> f64 {
+    (save * mtbf).sqrt()
+}
+
+#[test]
+fn a_whole_interval_lost_per_failure_is_named() {
+    let check = check_interval(waste_whole_interval, ch15::interval::young_interval);
+    named(check, "half an interval on average").unwrap();
+}
+
+#[test]
+fn youngs_interval_without_its_2_is_named() {
+    let check = check_interval(ch15::interval::waste, young_without_2);
+    named(check, "the 2 is missing").unwrap();
 }

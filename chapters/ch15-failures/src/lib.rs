@@ -1,10 +1,12 @@
 //! Chapter 15: surviving failures. Part 1: checkpoints that never stall training: a
 //! writer thread saves a copy of the state while the training thread goes on, and the
-//! checkpoint exists only once every rank's shard is on disk.
+//! checkpoint exists only once every rank's shard is on disk. Part 2: how often to save,
+//! measured with a rank killed at random and the job started again from its checkpoint.
 //!
-//! Run the lab with `make run CH=15` (`async_ckpt`: the stall of a synchronous save
-//! against the asynchronous one at several model sizes), your exercise with `make check
-//! CH=15`.
+//! Run the labs with `make run CH=15` (`async_ckpt`: the stall of a synchronous save
+//! against the asynchronous one at several model sizes) and `make run CH=15 BIN=failures`
+//! (training through random failures at several save intervals, next to Young's), your
+//! exercises with `make check CH=15`.
 //!
 //! Given code (read it, use it):
 //! - [`model`]: the sharded model the chapter trains (Adam on `1/2 |w - t|^2`, a shard of
@@ -15,7 +17,8 @@
 //! - [`in_flight`]: the asynchronous saver's state (its folder, pace, save in flight).
 //!
 //! Your part (stubs; `--features solution` compiles the answers from `solutions/`):
-//! [`saver`] (ex 15.1: the asynchronous save and its finish).
+//! [`saver`] (ex 15.1: the asynchronous save and its finish) and [`interval`] (ex 15.2:
+//! the waste of a save interval, and Young's interval that makes it smallest).
 
 pub mod files;
 pub mod in_flight;
@@ -26,6 +29,12 @@ pub mod model;
     path = "../../../solutions/ch15-failures/saver.rs"
 )]
 pub mod saver;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch15-failures/interval.rs"
+)]
+pub mod interval;
 
 use model::Snapshot;
 use mpi::topology::SimpleCommunicator;

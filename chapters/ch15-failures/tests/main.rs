@@ -6,5 +6,6 @@
 
 mod common;
 
+mod interval;
 mod killed;
 mod saver;

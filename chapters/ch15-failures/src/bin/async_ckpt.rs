@@ -105,8 +105,10 @@ fn run(
     })
 }
 
-/// A fresh checkpoint folder (rank 0 empties it; every rank returns once it exists).
+/// A fresh checkpoint folder: once every rank is done with the old one, rank 0 empties
+/// it; every rank returns once it exists.
 fn fresh(world: &SimpleCommunicator, dir: &Path) -> PathBuf {
+    world.barrier(); // every rank is done with the old one (the last load reads it)
     if world.rank() == 0 {
         let _ = std::fs::remove_dir_all(dir);
         std::fs::create_dir_all(dir).expect("the checkpoint folder");

@@ -18,6 +18,7 @@ pub type MakeSaver = fn(PathBuf, Pace) -> Box<dyn Saver>;
 /// it; every rank returns once it exists.
 pub fn fresh_dir(world: &SimpleCommunicator, name: &str) -> PathBuf {
     let dir = toolkit::report::out_dir().join(format!("ch15-{name}-{}", world.size()));
+    world.barrier(); // no rank still reads the folder of an earlier check
     if world.rank() == 0 {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("the test's folder");
@@ -96,4 +97,48 @@ fn says(step: Option<u64>) -> String {
 /// The checkpoint in `dir` for rank `q` of `n`, with its step: the test's reading.
 pub fn step_in(dir: &Path, q: usize, n: usize) -> Result<Option<u64>, String> {
     Ok(load(dir, q, n)?.map(|s| s.step))
+}
+
+/// Ex 15.2's `waste(interval, save, mtbf)` or a planted mistake.
+pub type Waste = fn(f64, f64, f64) -> f64;
+/// Ex 15.2's `young_interval(save, mtbf)` or a planted mistake.
+pub type Young = fn(f64, f64) -> f64;
+
+/// Ex 15.2's check: worked values of each term of the waste, Young's interval on worked
+/// values, and the interval it gives is where the waste is smallest.
+pub fn check_interval(waste: Waste, young: Young) -> Result<(), String> {
+    let near = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
+    // Failures so rare that only the saves count: a 1 s save every 10 s wastes 10%.
+    let saves_only = waste(10.0, 1.0, 1e15);
+    if !near(saves_only, 0.1) {
+        return Err(format!("ex 15.2, waste: saving every 10 s at 1 s a save with (almost) no failures gives {saves_only}, want 0.1: the saves' share is save / interval"));
+    }
+    // Free saves: only the lost work counts, half an interval per failure.
+    let lost_only = waste(10.0, 0.0, 100.0);
+    if near(lost_only, 0.1) {
+        return Err("ex 15.2, waste: free saves every 10 s, a failure every 100 s give 0.1, want 0.05: a failure loses half an interval on average, not a whole one".into());
+    }
+    if !near(lost_only, 0.05) {
+        return Err(format!("ex 15.2, waste: free saves every 10 s, a failure every 100 s give {lost_only}, want 0.05: the lost work's share is interval / (2 mtbf)"));
+    }
+    let (save, mtbf) = (2.0, 3600.0);
+    let t = young(save, mtbf);
+    if near(t, (save * mtbf).sqrt()) {
+        return Err(format!("ex 15.2, young_interval: {t} s for a 2 s save and an hour between failures, want 120 s: sqrt(2 save mtbf), the 2 is missing"));
+    }
+    if !near(t, 120.0) {
+        return Err(format!("ex 15.2, young_interval: {t} s for a 2 s save and an hour between failures, want 120 s = sqrt(2 save mtbf)"));
+    }
+    for (save, mtbf) in [(0.05, 3.0), (30.0, 86400.0), (1.0, 50.0)] {
+        let t = young(save, mtbf);
+        let (at, shorter, longer) = (
+            waste(t, save, mtbf),
+            waste(0.99 * t, save, mtbf),
+            waste(1.01 * t, save, mtbf),
+        );
+        if shorter < at || longer < at {
+            return Err(format!("ex 15.2: at save {save} s, mtbf {mtbf} s, young_interval gives {t} s but the waste there ({at}) is not the smallest (1% shorter: {shorter}, 1% longer: {longer})"));
+        }
+    }
+    Ok(())
 }
