@@ -44,7 +44,7 @@ pub fn run() {
         if q == 0 {
             println!("step {step}");
         }
-        if step % every == 0 || step == steps {
+        if step.is_multiple_of(every) || step == steps {
             let t = Instant::now();
             save_sync(&world, &dir, &model.snapshot(), &Pace::default()).expect("save");
             let mut secs = 0.0;
