@@ -52,6 +52,23 @@ pub fn most_writers_at_once() -> usize {
     MOST.load(Ordering::SeqCst)
 }
 
+/// Empties `dir` (made if missing): a fresh checkpoint folder. One process.
+pub fn empty_folder(dir: &Path) {
+    let _ = fs::remove_dir_all(dir);
+    fs::create_dir_all(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+}
+
+/// [`empty_folder`] for a job (collective): once every rank is done with the old folder
+/// (a last load may still read it), rank 0 empties it; every rank returns once it exists.
+pub fn fresh_folder(world: &SimpleCommunicator, dir: &Path) -> PathBuf {
+    world.barrier();
+    if world.rank() == 0 {
+        empty_folder(dir);
+    }
+    world.barrier();
+    dir.to_path_buf()
+}
+
 /// Rank `q`'s shard of the checkpoint of step `step` saved by `n` ranks.
 pub fn shard_file(dir: &Path, q: usize, n: usize, step: u64) -> PathBuf {
     dir.join(format!("shard-{q}-of-{n}-step-{step}.ckpt"))

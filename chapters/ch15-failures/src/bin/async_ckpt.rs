@@ -14,14 +14,13 @@
 //! save K (a crash mid-save); the checkpoint left is save K-1's, whole. The checkpoints go
 //! to `target/workbook/ch15-async/`.
 
-use ch15::files::{load, save_sync, Pace};
+use ch15::files::{fresh_folder, load, save_sync, Pace};
 use ch15::model::ShardModel;
 use ch15::saver::AsyncSaver;
 use ch15::Saver;
-use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 use tabled::Tabled;
 use toolkit::bench::arg;
@@ -48,11 +47,9 @@ struct Run {
     loss: f64,
 }
 
-/// The slowest rank's `x`.
+/// The slowest rank's `x` (the figure a collective step takes).
 fn slowest(world: &SimpleCommunicator, x: f64) -> f64 {
-    let mut max = 0.0;
-    world.all_reduce_into(&x, &mut max, SystemOperation::max());
-    max
+    toolkit::report::Timing::over_ranks(world, x).max
 }
 
 /// Trains `steps` steps of a model of `p` parameters, saving every `every` steps as `mode`
@@ -105,18 +102,6 @@ fn run(
     })
 }
 
-/// A fresh checkpoint folder: once every rank is done with the old one, rank 0 empties
-/// it; every rank returns once it exists.
-fn fresh(world: &SimpleCommunicator, dir: &Path) -> PathBuf {
-    world.barrier(); // every rank is done with the old one (the last load reads it)
-    if world.rank() == 0 {
-        let _ = std::fs::remove_dir_all(dir);
-        std::fs::create_dir_all(dir).expect("the checkpoint folder");
-    }
-    world.barrier();
-    dir.to_path_buf()
-}
-
 fn main() {
     let universe = toolkit::init();
     let world = universe.world();
@@ -147,7 +132,7 @@ fn main() {
         } else {
             pace
         };
-        let dir = fresh(&world, &dir);
+        let dir = fresh_folder(&world, &dir);
         let mut model = ShardModel::new(p, world.rank() as usize, n as usize);
         let mut saver = AsyncSaver::new(dir.clone(), Pace::default());
         for step in 1..=steps {
@@ -173,7 +158,7 @@ fn main() {
     let mut rows = Vec::new();
     for &m in &sizes {
         let p = (m * 1e6) as usize;
-        let go = |mode| run(&world, p, steps, every, mode, &fresh(&world, &dir));
+        let go = |mode| run(&world, p, steps, every, mode, &fresh_folder(&world, &dir));
         let none = go(Mode::None).expect("training");
         let sync = go(Mode::Sync).expect("the synchronous save");
         let asy = unless_todo(&world, || go(Mode::Async))

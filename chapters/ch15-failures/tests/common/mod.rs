@@ -18,13 +18,7 @@ pub type MakeSaver = fn(PathBuf, Pace) -> Box<dyn Saver>;
 /// it; every rank returns once it exists.
 pub fn fresh_dir(world: &SimpleCommunicator, name: &str) -> PathBuf {
     let dir = toolkit::report::out_dir().join(format!("ch15-{name}-{}", world.size()));
-    world.barrier(); // no rank still reads the folder of an earlier check
-    if world.rank() == 0 {
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("the test's folder");
-    }
-    world.barrier();
-    dir
+    ch15::files::fresh_folder(world, &dir)
 }
 
 /// The model the checks train: 3001 parameters (not a multiple of the rank counts).

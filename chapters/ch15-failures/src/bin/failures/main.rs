@@ -15,6 +15,7 @@
 
 mod worker;
 
+use ch15::files::empty_folder;
 use ch15::interval::{waste, young_interval};
 use std::path::Path;
 use std::time::Instant;
@@ -116,12 +117,6 @@ fn stop_if_unfinished() {
 /// The launches an interval gets before the lab gives up on it.
 const MAX_LAUNCHES: u32 = 12;
 
-/// A fresh, empty checkpoint folder.
-fn fresh(dir: &Path) {
-    let _ = std::fs::remove_dir_all(dir);
-    std::fs::create_dir_all(dir).expect("the checkpoint folder");
-}
-
 fn main() {
     if std::env::args().any(|a| a == "--worker") {
         return worker::run();
@@ -142,7 +137,7 @@ fn main() {
     let p: usize = arg("--params", "2000000").parse().expect("--params N");
     let dir = toolkit::report::out_dir().join("ch15-failures");
     // The step and the save, measured: 30 steps, a save every 10, no failure.
-    fresh(&dir);
+    empty_folder(&dir);
     let (_, cal) = launch(n, p, 30, 10, 0.0, &dir, false);
     let save = cal.save_s / cal.saves as f64;
     let step = cal.trained_s / 30.0;
@@ -167,7 +162,7 @@ fn main() {
     for factor in [0.25, 0.5, 1.0, 2.0, 4.0] {
         let every = ((best * factor / step).round() as u64).max(1);
         let interval = every as f64 * step;
-        fresh(&dir);
+        empty_folder(&dir);
         let mut rng = SplitMix64(seed);
         let mut same = None;
         let mut gave_up = false;
