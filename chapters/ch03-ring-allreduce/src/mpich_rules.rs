@@ -9,8 +9,9 @@
 //!
 //! MPICH reads this file *instead of* its own tree: a collective the file leaves out stops
 //! the program at `Assertion failed in file src/mpi/coll/mpir_coll.c ...: cnt`. So the file
-//! also names one algorithm for MPI_Barrier, MPI_Bcast and MPI_Reduce (the ones the `tune`
-//! benchmark's launches call, directly or through MPICH's `smp` allreduce). For a whole program, put its allreduce section
+//! also names one algorithm for MPI_Barrier, MPI_Bcast, MPI_Reduce and MPI_Iallreduce (the
+//! ones the `tune` benchmark's launches call, directly or through MPICH's `smp` and `nb`
+//! allreduce). For a whole program, put its allreduce section
 //! into the `maint/tuning/coll/mpir/generic.json` of your MPICH's sources. A communicator
 //! between two table sizes takes the rules of the next size up (Open MPI's file: the next
 //! size down); the tuner measures only the table's sizes. The `tune` benchmark writes one.
@@ -33,10 +34,16 @@ pub const MPICH_ALLREDUCE_LABELS: [&str; 5] = ["auto", "rec.dbl", "Raben.", "smp
 
 /// The other collectives the file must name (the file's name, the call), with the one
 /// algorithm it gives each.
-const OTHERS: [(&str, &str, &str); 3] = [
+const OTHERS: [(&str, &str, &str); 4] = [
     ("barrier", "MPI_Barrier", "MPIR_Barrier_intra_dissemination"),
     ("bcast", "MPI_Bcast", "MPIR_Bcast_intra_binomial"),
     ("reduce", "MPI_Reduce", "MPIR_Reduce_intra_binomial"),
+    // MPICH's `nb` allreduce is MPI_Iallreduce, waited for: it selects from the tree too.
+    (
+        "iallreduce",
+        "MPI_Iallreduce",
+        "MPIR_Iallreduce_intra_sched_recursive_doubling",
+    ),
 ];
 
 /// The function MPICH's file names for algorithm `k` of [`MPICH_ALLREDUCE`] (1-4).

@@ -244,4 +244,25 @@ fn main() {
         let sizes: Vec<u64> = per_k[&0].keys().map(|(_, b)| *b).collect();
         table::print(&lib, p, &per_k, &spread, &sizes, &best_of(tuned), &rules);
     }
+    if toolkit::bench::smoke() {
+        every_algorithm_in_a_table(&lib, ranks[0], max);
+    }
+}
+
+/// The smoke run's guard: the library runs with a table that names each algorithm alone
+/// (a table the tuner may write on another machine; MPICH's `nb` needs MPI_Iallreduce in
+/// its file, for one). A launch that fails ends the run with its output.
+fn every_algorithm_in_a_table(lib: &Library, p: u32, max: u64) {
+    for k in 1..lib.algorithms.len() {
+        let mut one = ch03::rules::AllreduceRules::default();
+        one.add(u64::from(p), &[(8, k as u64)]);
+        let path =
+            toolkit::report::write_file(lib.file, &lib.write(&one)).expect("write the rules");
+        launch(p, &lib.with_file(&path.display().to_string()), max, false);
+    }
+    println!(
+        "# {}: ran with a table naming each of its algorithms 1-{} alone",
+        lib.name,
+        lib.algorithms.len() - 1
+    );
 }
