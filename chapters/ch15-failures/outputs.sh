@@ -2,7 +2,7 @@
 # Chapter 15's captures for the book beyond its lab's own (async_ckpt.txt at NP=4): the
 # lab with a save every 3 steps (the writes longer than the interval between saves), and
 # the lab with rank 1's writer killed half-way through save 3, then the checkpoint
-# folder it leaves.
+# folder it leaves; chapter 6's trainer stopped by --collective-timeout.
 # `make outputs CH=15` runs the lab, then this script from the repository root
 # (environment: NP, TARGET_DIR, MAKE). Each file it writes starts with the command that made it.
 set -euo pipefail
@@ -17,4 +17,10 @@ args='--sizes 1 --steps 12 --every 3 --kill-at-save 3'
   $MAKE -s --no-print-directory run CH=15 NP=3 SOLUTION=1 ARGS="$args" 2>&1 | grep -v '^make' || true;
   echo "\$ ls -l target/workbook/ch15-async/ | awk '{print \$5, \$9}'";
   ls -l "${WORKBOOK_OUT:-$TARGET_DIR/workbook}/ch15-async/" | awk 'NR > 1 {print $5, $9}'; } > $book/output/async_ckpt-killed.txt
-echo "outputs: wrote $book/output/async_ckpt-every3.txt, async_ckpt-killed.txt"
+# A collective timeout in a real trainer: chapter 6's, rank 1 late by 5 s to every
+# collective (WORKBOOK_STRAGGLER), a limit of 1 s. The job ends with status 124.
+args='--model mlp --epochs 1 --batch 48 --threads 1 --collective-timeout 1'
+{ echo "\$ WORKBOOK_STRAGGLER=1:delay=5s make run CH=06 NP=3 SOLUTION=1 ARGS='$args'";
+  WORKBOOK_STRAGGLER=1:delay=5s $MAKE -s --no-print-directory run CH=06 NP=3 SOLUTION=1 ARGS="$args" 2>&1 \
+    | grep -v '^make' || true; } > $book/output/timeout.txt
+echo "outputs: wrote $book/output/async_ckpt-every3.txt, async_ckpt-killed.txt, timeout.txt"

@@ -183,9 +183,43 @@ fn a_killed_rank_ends_the_job_and_the_checkpoint_survives() {
     );
 }
 
+/// `--collective-timeout`: a rank late to a collective by 5 s (`WORKBOOK_STRAGGLER`) and a
+/// limit of 1 s: run as a learner runs it (the trainer re-launches itself), the job ends
+/// in seconds, each waiting rank names its call and its last collectives, the launcher
+/// names the late rank, and no rank is left running.
+#[test]
+fn a_collective_timeout_ends_the_job_and_names_the_late_rank() {
+    let exe = env!("CARGO_BIN_EXE_train");
+    let args = ["--model", "mlp", "--epochs", "1", "--batch", "48"];
+    let out = std::process::Command::new(exe)
+        .args(args)
+        .args(["--threads", "1", "--collective-timeout", "1"])
+        .env("NP", "3")
+        .env("WORKBOOK_STRAGGLER", "1:delay=5s")
+        .env("WORKBOOK_JOB_TIMEOUT", "30")
+        .output()
+        .expect("the trainer runs");
+    let text = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(124), "exit status:\n{text}");
+    let waited = "a call has waited 1 s (--collective-timeout 1)";
+    for rank in [0, 2] {
+        let head = format!("rank {rank}: DEADLOCK? `train`: {waited}");
+        assert!(text.contains(&head), "no `{head}`:\n{text}");
+        let flight = format!("rank {rank}: flight on WORLD: #1 MPI_");
+        assert!(text.contains(&flight), "no `{flight}`:\n{text}");
+    }
+    let late = "hint: rank 1 sent no report";
+    assert!(text.contains(late), "the late rank is not named:\n{text}");
+    let left = trainer_kit::fault::running(exe);
+    assert!(
+        left.is_empty(),
+        "ranks left running after the timeout: {left:?}\n{text}"
+    );
+}
+
 #[test]
 fn bad_flags_fail_before_any_communication() {
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 7] = [
         (
             &["--batch", "30"],
             "global batch 30 does not split over 4 ranks",
@@ -197,6 +231,10 @@ fn bad_flags_fail_before_any_communication() {
         (
             &["--allreduce", "ring", "--sync", "overlap"],
             "--allreduce ring runs with",
+        ),
+        (
+            &["--collective-timeout", "0"],
+            "`0` is not a number of seconds above 0",
         ),
     ];
     check_refusals(env!("CARGO_BIN_EXE_train"), "train", 4, &cases);

@@ -38,7 +38,7 @@ pub struct GptCpFlags {
 }
 
 trainer_kit::trainer!(GptCpFlags, name: "gpt_cp", check: check,
-    batch: 16, lr: 0.003, seed: 9, device: "cpu", every: 50);
+    batch: 16, lr: 0.003, seed: 9, device: "cpu", every: 50, common: gpt.common);
 
 impl GptCpFlags {
     /// The four axes over `ranks` (`--cp` divides them; chapter 9's flags lay out the

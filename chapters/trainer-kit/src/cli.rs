@@ -58,6 +58,20 @@ pub struct Common {
     /// No progress lines
     #[arg(long)]
     pub quiet: bool,
+    /// End the job when one MPI call has waited S seconds, each waiting rank printing the
+    /// call and its last collectives [default: no limit]
+    #[arg(long, value_name = "S", value_parser = seconds)]
+    pub collective_timeout: Option<f64>,
+}
+
+/// Reads a number of seconds above 0 (the value parser of `--collective-timeout`).
+pub fn seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x > 0.0 && x.is_finite() => Ok(x),
+        _ => Err(format!(
+            "`{s}` is not a number of seconds above 0 (e.g. 30)"
+        )),
+    }
 }
 
 impl Common {
@@ -92,6 +106,8 @@ pub trait Trainer: clap::Parser {
     const DEFAULTS: Defaults;
     /// The checks that need no communication, against `ranks` ranks (one-line errors).
     fn check(&self, ranks: usize) -> Result<(), String>;
+    /// The common flags.
+    fn common(&self) -> &Common;
 }
 
 /// Makes a trainer's config (a `clap::Parser` that flattens [`Common`]) a [`Trainer`],
@@ -102,12 +118,19 @@ pub trait Trainer: clap::Parser {
 ///     batch: 64, lr: 0.05, seed: 6, device: "auto", every: 50);
 /// ```
 ///
-/// `check` is the trainer's `fn(&Config, usize) -> Result<(), String>`.
+/// `check` is the trainer's `fn(&Config, usize) -> Result<(), String>`. The common flags
+/// are the field `common`, or the path given last (`common: gpt.common`).
 #[macro_export]
 macro_rules! trainer {
     ($config:ty, name: $name:literal, check: $check:path,
      batch: $batch:expr, lr: $lr:expr, seed: $seed:expr, device: $device:literal,
      every: $every:expr) => {
+        $crate::trainer!($config, name: $name, check: $check, batch: $batch, lr: $lr,
+            seed: $seed, device: $device, every: $every, common: common);
+    };
+    ($config:ty, name: $name:literal, check: $check:path,
+     batch: $batch:expr, lr: $lr:expr, seed: $seed:expr, device: $device:literal,
+     every: $every:expr, common: $($common:ident).+) => {
         impl $crate::cli::Trainer for $config {
             const NAME: &'static str = $name;
             const DEFAULTS: $crate::cli::Defaults = $crate::cli::Defaults {
@@ -119,6 +142,9 @@ macro_rules! trainer {
             };
             fn check(&self, ranks: usize) -> Result<(), String> {
                 $check(self, ranks)
+            }
+            fn common(&self) -> &$crate::cli::Common {
+                &self.$($common).+
             }
         }
         impl Default for $config {
@@ -149,17 +175,20 @@ pub fn defaults<P: Trainer>() -> P {
 
 /// A trainer's `main` starts here: its flags from the command line, checked against the
 /// job's ranks before MPI starts. `--help` prints [`usage`] and exits 0; a bad flag prints
-/// one line, `name: why`, and exits 2 (no rank has communicated yet).
+/// one line, `name: why`, and exits 2 (no rank has communicated yet). A
+/// `--collective-timeout` is handed to [`crate::entry::run_and_exit`], which arms it.
 pub fn from_command_line<P: Trainer>() -> P {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|a| a == "--help" || a == "-h") {
         print!("{}", usage::<P>());
         std::process::exit(0);
     }
-    parse_checked(&args, ranks_from_env()).unwrap_or_else(|why| {
+    let parsed: P = parse_checked(&args, ranks_from_env()).unwrap_or_else(|why| {
         eprintln!("{}: {why}", P::NAME);
         std::process::exit(2);
-    })
+    });
+    crate::entry::collective_timeout(parsed.common().collective_timeout);
+    parsed
 }
 
 /// The value parser of a flag with named values, e.g. `one_of("--sync", &[("bucketed",

@@ -49,6 +49,18 @@ pub fn killed_job(
     (text, out.wall)
 }
 
+/// The processes of this machine running `exe` now (their pids), read from `/proc`: after
+/// a failed job, none of its ranks may be left.
+pub fn running(exe: &str) -> Vec<u32> {
+    let want = std::fs::canonicalize(exe).unwrap_or_else(|_| exe.into());
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return vec![];
+    };
+    let pids = entries.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok());
+    pids.filter(|pid| std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|p| p == want))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

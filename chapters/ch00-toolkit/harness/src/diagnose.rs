@@ -118,6 +118,41 @@ pub fn deadlock_hint(lines: &[&str]) -> Option<String> {
     }
 }
 
+/// [`deadlock_hint`] for a job of `ranks` ranks: when some ranks reported a blocked call
+/// and others sent no report at all, the silent ones are named first. A trainer's
+/// `--collective-timeout` reports only the ranks that wait in a call; a rank that is late
+/// (computing, sleeping, stuck outside MPI) never reaches its own timeout.
+pub fn deadlock_hint_among(lines: &[&str], ranks: u32) -> Option<String> {
+    let reported: Vec<u32> = lines
+        .iter()
+        .filter(|l| state_of(l).is_some())
+        .filter_map(|l| {
+            l.strip_prefix("rank ")?
+                .split([':', ' '])
+                .next()?
+                .parse()
+                .ok()
+        })
+        .collect();
+    let silent: Vec<String> = (0..ranks)
+        .filter(|r| !reported.contains(r))
+        .map(|r| r.to_string())
+        .collect();
+    if reported.is_empty() || silent.is_empty() {
+        return deadlock_hint(lines);
+    }
+    let (who, was) = match silent.as_slice() {
+        [one] => (format!("rank {one}"), "it was"),
+        many => (format!("ranks {}", many.join(", ")), "they were"),
+    };
+    Some(format!(
+        "hint: {who} sent no report: {was} in no blocking MPI call when the others' wait \
+         passed its limit (late: still computing, sleeping or stuck outside MPI), and the \
+         others wait for {who} in the call they name. Look at what {who} does before that \
+         call."
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -150,6 +185,19 @@ mod tests {
         ];
         let hint = deadlock_hint(&lines).unwrap();
         assert!(hint.contains("never called it"), "{hint}");
+    }
+
+    #[test]
+    fn a_rank_that_never_reports_is_named() {
+        let line = "rank 0: DEADLOCK? `train`: a call has waited 1 s (--collective-timeout 1) for a message or a partner that has not come; blocked in MPI_Allreduce(8 bytes) for 1.0 s";
+        let hint = deadlock_hint_among(&[line], 3).unwrap();
+        assert!(hint.contains("ranks 1, 2 sent no report"), "{hint}");
+        let hint = deadlock_hint_among(&[line], 1).unwrap();
+        assert!(
+            hint.contains("a rank of the communicator is missing"),
+            "{hint}"
+        );
+        assert_eq!(deadlock_hint_among(&["rank 0: all fine"], 2), None);
     }
 
     #[test]

@@ -180,7 +180,7 @@ impl Job {
         let first = watch.first_to_end();
         let forwarded = forward.join().unwrap_or_default();
         let reports: Vec<&str> = forwarded.passed.iter().map(String::as_str).collect();
-        if let Some(hint) = crate::diagnose::deadlock_hint(&reports) {
+        if let Some(hint) = crate::diagnose::deadlock_hint_among(&reports, self.ranks) {
             eprintln!("{hint}");
         }
         match result {

@@ -5,7 +5,8 @@
 //! - a whole test body ([`guard_body`], every MPI test, whatever declares it): when one
 //!   thread has waited in one blocking MPI call for the case deadline (a message that never
 //!   comes does not come later), or when the body has run for its whole budget (the job's
-//!   deadline less a margin: an endless loop is named before the launcher kills the job).
+//!   deadline less a margin: an endless loop is named before the launcher kills the job);
+//! - a trainer's run ([`guard_calls`], `--collective-timeout S`): one call waiting S seconds.
 //!
 //! Then it prints, for this rank, what it guards and the blocking MPI call each thread of
 //! the rank is in (recorded by [`crate::intercept`]), its last collectives (the flight
@@ -25,6 +26,8 @@ struct Armed {
     label: String,
     since: Instant,
     limit: Duration,
+    /// How long one blocking call may wait, and the setting that says so (a body's).
+    call_limit: (Duration, String),
     /// This rank finished the case and waits for the others inside the harness.
     body_done: bool,
     /// A finished body has said that it waits for the others (said once, never fatal).
@@ -55,14 +58,24 @@ pub fn start() {
 
 /// Guard a piece of work named `label` for at most `limit`.
 pub fn arm(label: impl Into<String>, limit: Duration) {
-    let armed = Armed {
-        label: label.into(),
-        since: Instant::now(),
-        limit,
-        body_done: false,
-        told: false,
-    };
+    let armed = Armed::new(label.into(), limit, (case_limit(), CASE_SETTING.into()));
     *ARMED.lock().unwrap_or_else(|e| e.into_inner()) = Some(armed);
+}
+
+/// What sets a test's deadline for one blocking call.
+const CASE_SETTING: &str = "WORKBOOK_CASE_TIMEOUT";
+impl Armed {
+    fn new(label: String, limit: Duration, call_limit: (Duration, String)) -> Armed {
+        let (since, body_done, told) = (Instant::now(), false, false);
+        Armed {
+            label,
+            since,
+            limit,
+            call_limit,
+            body_done,
+            told,
+        }
+    }
 }
 
 /// This rank finished its part; what follows is the harness waiting for the others.
@@ -88,13 +101,15 @@ pub fn body_limit() -> Duration {
 /// one MPI call for [`case_limit`], or the body running past [`body_limit`], is reported
 /// and ends the job. Inside a property case the case's own deadline applies.
 pub fn guard_body(label: impl Into<String>) {
-    let armed = Armed {
-        label: label.into(),
-        since: Instant::now(),
-        limit: body_limit(),
-        body_done: false,
-        told: false,
-    };
+    let call_limit = (case_limit(), CASE_SETTING.into());
+    let armed = Armed::new(label.into(), body_limit(), call_limit);
+    *BODY.lock().unwrap_or_else(|e| e.into_inner()) = Some(armed);
+}
+
+/// Guards a run `label` of any length: a call blocked for `limit` (set by `setting`) is
+/// reported and ends the job, as PyTorch's NCCL watchdog ends a job on a timeout.
+pub fn guard_calls(label: impl Into<String>, limit: Duration, setting: impl Into<String>) {
+    let armed = Armed::new(label.into(), Duration::MAX, (limit, setting.into()));
     *BODY.lock().unwrap_or_else(|e| e.into_inner()) = Some(armed);
 }
 
@@ -180,7 +195,7 @@ fn say_flight(report: &[String]) {
 fn body_report() -> Option<Vec<String>> {
     let mut body = BODY.lock().unwrap_or_else(|e| e.into_inner());
     let b = body.as_mut()?;
-    let limit = case_limit();
+    let limit = b.call_limit.0;
     // The calls are made into text only once one has waited past the deadline.
     let stuck: Vec<_> = match intercept::longest_wait() {
         Some(w) if w >= limit => intercept::blocked_calls(),
@@ -203,19 +218,20 @@ fn body_report() -> Option<Vec<String>> {
         return None;
     }
     if !stuck.is_empty() {
-        return Some(describe_blocked(&b.label, limit, &stuck));
+        return Some(describe_blocked(b, &stuck));
     }
     (b.since.elapsed() > b.limit).then(|| describe(b))
 }
 
 /// `rank 1: DEADLOCK? `test`: a call has waited 20 s ...; blocked in MPI_Recv(...) for
-/// 20.0 s`.
-fn describe_blocked(label: &str, limit: Duration, stuck: &[intercept::Call]) -> Vec<String> {
+/// 20.0 s`, with the setting that allows the wait.
+fn describe_blocked(b: &Armed, stuck: &[intercept::Call]) -> Vec<String> {
     let rank = world_rank().unwrap_or(-1);
+    let (label, (limit, setting)) = (&b.label, &b.call_limit);
+    let secs = limit.as_secs_f64();
     let head = format!(
-        "rank {rank}: DEADLOCK? `{label}`: a call has waited {:.0} s \
-         (WORKBOOK_CASE_TIMEOUT) for a message or a partner that has not come;",
-        limit.as_secs_f64()
+        "rank {rank}: DEADLOCK? `{label}`: a call has waited {secs} s ({setting}) for a \
+         message or a partner that has not come;"
     );
     calls_lines(&head, rank, stuck, "blocked in")
 }
