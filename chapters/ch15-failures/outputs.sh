@@ -23,4 +23,12 @@ args='--model mlp --epochs 1 --batch 48 --threads 1 --collective-timeout 1'
 { echo "\$ WORKBOOK_STRAGGLER=1:delay=5s make run CH=06 NP=3 SOLUTION=1 ARGS='$args'";
   WORKBOOK_STRAGGLER=1:delay=5s $MAKE -s --no-print-directory run CH=06 NP=3 SOLUTION=1 ARGS="$args" 2>&1 \
     | grep -v '^make' || true; } > $book/output/timeout.txt
-echo "outputs: wrote $book/output/async_ckpt-every3.txt, async_ckpt-killed.txt, timeout.txt"
+# In-job recovery (ULFM): what Open MPI says, and MPICH where it is installed (its own build).
+{ echo "\$ make run CH=15 BIN=failures SOLUTION=1 ARGS=--in-job";
+  $MAKE -s --no-print-directory run CH=15 BIN=failures SOLUTION=1 ARGS=--in-job 2>&1;
+  if command -v mpicc.mpich >/dev/null; then
+    echo "\$ MPICC=mpicc.mpich MPIRUN=mpirun.mpich CARGO_TARGET_DIR=target/mpich make run CH=15 BIN=failures SOLUTION=1 ARGS=--in-job";
+    MPICC=mpicc.mpich MPIRUN=mpirun.mpich CARGO_TARGET_DIR=$TARGET_DIR/mpich \
+      $MAKE -s --no-print-directory run CH=15 BIN=failures SOLUTION=1 ARGS=--in-job 2>&1;
+  fi; } > $book/output/in-job.txt
+echo "outputs: wrote $book/output/async_ckpt-every3.txt, async_ckpt-killed.txt, timeout.txt, in-job.txt"

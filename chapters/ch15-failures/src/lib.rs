@@ -14,7 +14,8 @@
 //! - [`files`]: the checkpoint's files: a shard written atomically by any thread,
 //!   [`files::publish`] (the collective that writes the manifest last), [`files::load`],
 //!   and the synchronous save [`files::save_sync`];
-//! - [`in_flight`]: the asynchronous saver's state (its folder, pace, save in flight).
+//! - [`in_flight`]: the asynchronous saver's state (its folder, pace, save in flight);
+//! - [`ulfm`]: whether this MPI can recover inside a job (ULFM), in one line.
 //!
 //! Your part (stubs; `--features solution` compiles the answers from `solutions/`):
 //! [`saver`] (ex 15.1: the asynchronous save and its finish) and [`interval`] (ex 15.2:
@@ -23,6 +24,7 @@
 pub mod files;
 pub mod in_flight;
 pub mod model;
+pub mod ulfm;
 
 #[cfg_attr(
     feature = "solution",

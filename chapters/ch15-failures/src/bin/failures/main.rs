@@ -12,6 +12,8 @@
 //! -p ch15-failures --features solution --bin failures -- [--mtbf 3] [--work 4] [--seed 1]
 //! [--params 2000000]`: `--work` is seconds of training per interval (without saves or
 //! failures). About a minute. Checkpoints in `target/workbook/ch15-failures/`.
+//! `-- --in-job` says instead, in one line, whether this MPI could recover inside the job
+//! (ULFM, `ch15::ulfm`).
 
 mod worker;
 
@@ -120,6 +122,9 @@ const MAX_LAUNCHES: u32 = 12;
 fn main() {
     if std::env::args().any(|a| a == "--worker") {
         return worker::run();
+    }
+    if std::env::args().any(|a| a == "--in-job") {
+        return println!("{}", ch15::ulfm::in_job_recovery());
     }
     if under_mpirun() {
         return println!(
