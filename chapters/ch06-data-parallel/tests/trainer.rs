@@ -191,9 +191,12 @@ fn a_killed_rank_ends_the_job_and_the_checkpoint_survives() {
 fn a_collective_timeout_ends_the_job_and_names_the_late_rank() {
     let exe = env!("CARGO_BIN_EXE_train");
     let args = ["--model", "mlp", "--epochs", "1", "--batch", "48"];
+    // This job's own mark: the test's other jobs run the same program beside it.
+    let mark = ("CH06_TIMEOUT_TEST", std::process::id().to_string());
     let out = std::process::Command::new(exe)
         .args(args)
         .args(["--threads", "1", "--collective-timeout", "1"])
+        .env(mark.0, &mark.1)
         .env("NP", "3")
         .env("WORKBOOK_STRAGGLER", "1:delay=5s")
         .env("WORKBOOK_JOB_TIMEOUT", "30")
@@ -210,7 +213,7 @@ fn a_collective_timeout_ends_the_job_and_names_the_late_rank() {
     }
     let late = "hint: rank 1 sent no report";
     assert!(text.contains(late), "the late rank is not named:\n{text}");
-    let left = trainer_kit::fault::running(exe);
+    let left = trainer_kit::fault::running_with(&format!("{}={}", mark.0, mark.1));
     assert!(
         left.is_empty(),
         "ranks left running after the timeout: {left:?}\n{text}"

@@ -49,16 +49,19 @@ pub fn killed_job(
     (text, out.wall)
 }
 
-/// The processes of this machine running `exe` now (their pids), read from `/proc`: after
-/// a failed job, none of its ranks may be left.
-pub fn running(exe: &str) -> Vec<u32> {
-    let want = std::fs::canonicalize(exe).unwrap_or_else(|_| exe.into());
+/// The processes of this machine whose environment holds `mark` (`KEY=VALUE`), read from
+/// `/proc`: a job launched with a mark of its own has left none of its ranks when this is
+/// empty (other jobs of the same program, in tests run beside it, carry other marks).
+pub fn running_with(mark: &str) -> Vec<u32> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return vec![];
     };
     let pids = entries.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok());
-    pids.filter(|pid| std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|p| p == want))
-        .collect()
+    let has_mark = |pid: &u32| {
+        let env = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+        env.split(|&b| b == 0).any(|kv| kv == mark.as_bytes())
+    };
+    pids.filter(has_mark).collect()
 }
 
 #[cfg(test)]
