@@ -6,6 +6,7 @@
 #   make doctor            pre-workshop check of this machine; ends in one line for the class chat
 #   make check [CH=NN]     your code: exercises passed / failing / not started (all chapters without CH)
 #   make run CH=NN [BIN=name] [NP=4] [SOLUTION=1] [ARGS="--flag v"]   one lab under mpirun
+#                          (ELASTIC=1: a trainer under chapter 15's supervisor, restarted when a rank dies)
 #   make diagnose [NP=4]   the link-timing matrix and the straggler scan, a verdict each (ch10)
 #   make verify            every stub fails with its own `ex N.M` message, every solution passes
 #   make book | serve      build / serve the book (book/build/index.html)
@@ -17,7 +18,7 @@
 #   make cluster-test      a two-node cluster in network namespaces: hello, ch03, ch06, a kill
 #   make slurm-test        a one-node Slurm: srun -n 4 runs a lab and tests, sbatch a check
 #   make interrupt-test    Ctrl-C, SIGTERM, SIGKILL at points chosen by SEED (POINTS=3): nothing left behind
-#   make check-the-check   33 injected learner mistakes: does make check name exercise, function, cause?
+#   make check-the-check   the learner mistakes of mistakes.toml, injected: does make check name exercise, function, cause?
 #                          then every lab on the stubs: it runs or names what to finish (ONLY=11.)
 #   make sbatch CH=NN      a chapter's Slurm batch script in target/slurm/ (sbatch it)
 # Instructors: make class DIR=folder (merge progress.json files), make teaching (schedules
@@ -138,9 +139,17 @@ run:
 	$(eval LAB := $(or $(BIN),$(firstword $(call labs_of,$(CH)))))
 	$(eval LAB_NP := $(if $(filter file,$(origin NP)),$(call lab_ranks,$(CH),$(LAB))))
 	@$(if $(LAB_NP),echo "make run: NP=$(LAB_NP) (the $(LAB) lab's own rank count in course.toml; NP=N overrides it)")
+ifeq ($(ELASTIC),)
 	$(if $(LAB_NP),NP=$(LAB_NP) )$(ON_CLUSTER) cargo run -q --release -p $(notdir $(call chapter_dir,$(CH))) \
 	  $(if $(SOLUTION),--features solution) \
 	  --bin $(LAB) $(if $(ARGS),-- $(ARGS))
+else
+	@# ELASTIC=1: the lab under chapter 15's supervisor, relaunched on the ranks still there
+	@# from its --checkpoint when a rank dies (ex 15.3), then checked (--verify).
+	@cargo build -q --release -p ch15-failures $(if $(SOLUTION),--features solution) --bin supervise
+	@cargo build -q --release -p $(notdir $(call chapter_dir,$(CH))) $(if $(SOLUTION),--features solution) --bin $(LAB)
+	$(if $(LAB_NP),NP=$(LAB_NP) )$(ON_CLUSTER) $(TARGET_DIR)/release/supervise --verify -- $(TARGET_DIR)/release/$(LAB) $(ARGS)
+endif
 
 # Chapter 10's diagnosis on whatever the ranks run on (this machine, CLUSTER=netns,
 # MPIRUN=srun, as `make run`): the link-timing matrix and the straggler scan, each with a

@@ -3,7 +3,8 @@
 //! disguise), that starts a writer without finishing the one before (saves pile up), and
 //! whose finish publishes the manifest before the writer is done, under mpirun at 3 ranks
 //! (`toolkit::mpi_test!`); ex 15.2's waste that loses a whole interval per failure, and
-//! Young's interval without its 2.
+//! Young's interval without its 2; ex 15.3's restart size that forgets the batch, and
+//! next launches that reuse the old world size, start from scratch, or never give up.
 //!
 //! Run: `cargo test -p ch15-failures --features solution --test planted_mistakes --
 //! --nocapture` to read the messages.
@@ -11,11 +12,13 @@
 #[path = "../../chapters/ch15-failures/tests/common/mod.rs"]
 mod common;
 
+use ch15::elastic::{next_launch, restart_size};
 use ch15::files::{publish, write_shard, Pace};
 use ch15::model::Snapshot;
 use ch15::saver::{AsyncSaver, InFlight};
+use ch15::supervisor::{Decision, Ended, Launch, Now};
 use ch15::Saver;
-use common::{check_interval, check_saver};
+use common::{check_elastic, check_interval, check_saver};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::path::PathBuf;
@@ -125,4 +128,61 @@ fn a_whole_interval_lost_per_failure_is_named() {
 fn youngs_interval_without_its_2_is_named() {
     let check = check_interval(ch15::interval::waste, young_without_2);
     named(check, "the 2 is missing").unwrap();
+}
+
+/// Ex 15.3's size that forgets the batch: every rank alive.
+fn size_ignores_the_batch(alive: usize, _batch: usize) -> Option<usize> {
+    (alive > 0).then_some(alive)
+}
+
+/// Ex 15.3's next launch on the old world size.
+fn same_size(last: &Launch, ended: Ended, now: &Now) -> Decision {
+    match next_launch(last, ended, now) {
+        Decision::Relaunch(l) => Decision::Relaunch(Launch {
+            ranks: last.ranks,
+            ..l
+        }),
+        d => d,
+    }
+}
+
+/// Ex 15.3's next launch that never resumes: the job starts over at step 0.
+fn from_scratch(last: &Launch, ended: Ended, now: &Now) -> Decision {
+    match next_launch(last, ended, now) {
+        Decision::Relaunch(l) => Decision::Relaunch(Launch { resume: false, ..l }),
+        d => d,
+    }
+}
+
+/// Ex 15.3's next launch that never gives up for want of restarts.
+fn never_gives_up(last: &Launch, ended: Ended, now: &Now) -> Decision {
+    let more = Now {
+        restarts_left: now.restarts_left.max(1),
+        ..*now
+    };
+    next_launch(last, ended, &more)
+}
+
+#[test]
+fn a_restart_size_that_forgets_the_batch_is_named() {
+    let check = check_elastic(size_ignores_the_batch, next_launch);
+    named(check, "the batch does not split evenly").unwrap();
+}
+
+#[test]
+fn a_restart_on_the_old_world_size_is_named() {
+    let check = check_elastic(restart_size, same_size);
+    named(check, "reusing the old world size").unwrap();
+}
+
+#[test]
+fn a_restart_from_scratch_is_named() {
+    let check = check_elastic(restart_size, from_scratch);
+    named(check, "starts again from step 0").unwrap();
+}
+
+#[test]
+fn a_supervisor_that_never_gives_up_is_named() {
+    let check = check_elastic(restart_size, never_gives_up);
+    named(check, "relaunched forever").unwrap();
 }

@@ -54,6 +54,10 @@ pub struct Config {
     /// step's collectives (stages 0 to 2 on the CPU)
     #[arg(long)]
     pub profile: bool,
+    /// Print every step's loss (the mean over ranks, to the last digit): two runs compared
+    /// step by step (chapter 15's elastic restart)
+    #[arg(long)]
+    pub losses: bool,
     /// The flags every trainer takes (`--lr`: Adam's learning rate; `--checkpoint DIR`:
     /// each rank saves its shard there, rank 0 a manifest; `--resume` loads it at any N,
     /// at a stage of the same kind: 0 to 2, or 3)

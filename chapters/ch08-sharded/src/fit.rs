@@ -31,7 +31,8 @@ pub type StepFn<'a> = &'a mut dyn FnMut(&Tensor, &Tensor, bool) -> (f64, Option<
 /// `step`, each rank its strided part of every global batch, skipping the first `steps`
 /// batches (done before a resume); this run's first step counts its bytes. Returns per
 /// epoch the mean loss over steps and ranks, and the bytes sent in the first step; pushes
-/// per epoch its seconds (the slowest rank's) and samples to `time`.
+/// per epoch its seconds (the slowest rank's) and samples to `time`. With `--losses`, rank
+/// 0 prints each step's loss, the mean over ranks.
 pub fn fit_with(
     world: &SimpleCommunicator,
     cfg: &Config,
@@ -61,6 +62,13 @@ pub fn fit_with(
             sent = sent.or(s);
             (total, ran) = (total + loss, ran + 1);
             *steps += 1;
+            if cfg.losses {
+                let mut sum = 0.0;
+                world.all_reduce_into(&loss, &mut sum, SystemOperation::sum());
+                if rank == 0 {
+                    println!("step {}: loss {}", *steps, sum / ranks as f64);
+                }
+            }
         }
         if ran > 0 {
             let (secs, mut slowest) = (start.elapsed().as_secs_f64(), 0.0);

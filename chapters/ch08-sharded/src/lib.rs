@@ -21,7 +21,8 @@
 //!   collectives timed, for the benchmark); [`sharded_ckpt`], [`ckpt_read`] and
 //!   [`trainer_ckpt`] (sharded checkpoints at every stage: each rank its shard of each
 //!   unit, a manifest written last, resumed at the same N or resharded to another with
-//!   [`reshard`], ex 8.4 (optional): which saved slices make up a new rank's shard).
+//!   [`reshard`], ex 8.4 (optional): which saved slices make up a new rank's shard);
+//!   [`zero_lab`] (the `zero` program itself).
 
 pub mod budget;
 pub mod ckpt_read;
@@ -41,6 +42,7 @@ pub mod train;
 pub mod trainer3;
 pub mod trainer_ckpt;
 pub mod zero3;
+pub mod zero_lab;
 
 #[cfg_attr(
     feature = "solution",

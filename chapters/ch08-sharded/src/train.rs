@@ -246,6 +246,8 @@ impl<'w> Trainer<'w> {
                 if let Err(e) = self.maybe_save(false) {
                     self.ckpt_error = Some(e);
                 }
+                // CH08_KILL_RANK / CH08_KILL_AT_STEP: a rank dies here (chapter 15's labs).
+                trainer_kit::fault::maybe_die("CH08", self.world.rank(), self.steps);
                 done
             },
         );

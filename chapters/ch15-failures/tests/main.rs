@@ -6,6 +6,7 @@
 
 mod common;
 
+mod elastic;
 mod interval;
 mod killed;
 mod saver;

@@ -5,6 +5,7 @@
 
 use ch15::files::{load, most_writers_at_once, saved_step, shard_file, writers_running, Pace};
 use ch15::model::ShardModel;
+use ch15::supervisor::{Decision, Ended, Launch, Now};
 use ch15::Saver;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -133,6 +134,81 @@ pub fn check_interval(waste: Waste, young: Young) -> Result<(), String> {
         if shorter < at || longer < at {
             return Err(format!("ex 15.2: at save {save} s, mtbf {mtbf} s, young_interval gives {t} s but the waste there ({at}) is not the smallest (1% shorter: {shorter}, 1% longer: {longer})"));
         }
+    }
+    Ok(())
+}
+
+/// Ex 15.3's `restart_size`, as a function (the planted mistakes pass their own).
+pub type RestartSize = fn(usize, usize) -> Option<usize>;
+/// Ex 15.3's `next_launch`.
+pub type NextLaunch = fn(&Launch, Ended, &Now) -> Decision;
+
+/// Ex 15.3's check, one process: restart sizes on worked cases, then what `next_launch`
+/// decides after a finished launch, a failure (with and without a checkpoint, with and
+/// without ranks or restarts left).
+pub fn check_elastic(size: RestartSize, next: NextLaunch) -> Result<(), String> {
+    for (alive, batch, want) in [
+        (3, 48, Some(3)),
+        (3, 64, Some(2)),
+        (7, 64, Some(4)),
+        (5, 7, Some(1)),
+        (0, 48, None),
+    ] {
+        let got = size(alive, batch);
+        if got.is_some_and(|n| n > alive) {
+            return Err(format!("ex 15.3, restart_size: {got:?} ranks with {alive} alive: a restart cannot use more ranks than are left (the old world size?)"));
+        }
+        if got.is_some_and(|n| batch % n != 0) {
+            return Err(format!("ex 15.3, restart_size: {got:?} ranks for a global batch of {batch}: the batch does not split evenly; count down to a size that divides it"));
+        }
+        if got != want {
+            return Err(format!("ex 15.3, restart_size: {got:?} with {alive} alive and a batch of {batch}, want {want:?}: the most ranks, at most those alive, that divide the batch"));
+        }
+    }
+    let four = Launch {
+        ranks: 4,
+        resume: false,
+    };
+    let now = Now {
+        alive: 3,
+        batch: 48,
+        restarts_left: 2,
+        saved: true,
+    };
+    let decided = next(&four, Ended::Finished, &now);
+    if decided != Decision::Done {
+        return Err(format!(
+            "ex 15.3, next_launch: after a launch that finished it decided {decided:?}, want Done"
+        ));
+    }
+    match next(&four, Ended::Failed, &now) {
+        Decision::Relaunch(l) if l.ranks == 4 => return Err("ex 15.3, next_launch: relaunched on 4 ranks with 3 alive: a restart reusing the old world size waits for a rank that is gone; use restart_size".into()),
+        Decision::Relaunch(l) if !l.resume => return Err("ex 15.3, next_launch: relaunched without resuming although a checkpoint is saved: the job starts again from step 0 and loses all its work".into()),
+        Decision::Relaunch(l) if l.ranks != 3 => return Err(format!("ex 15.3, next_launch: relaunched on {} ranks with 3 alive and a batch of 48, want 3 (restart_size)", l.ranks)),
+        Decision::Relaunch(_) => {}
+        other => return Err(format!("ex 15.3, next_launch: after a failure with 3 ranks alive and 2 restarts left it decided {other:?}, want a relaunch on 3 ranks")),
+    }
+    let unsaved = Now {
+        saved: false,
+        ..now
+    };
+    if let Decision::Relaunch(l) = next(&four, Ended::Failed, &unsaved) {
+        if l.resume {
+            return Err("ex 15.3, next_launch: relaunched with --resume before any checkpoint was saved: the trainer refuses to resume from nothing; resume only when `now.saved`".into());
+        }
+    }
+    let spent = Now {
+        restarts_left: 0,
+        ..now
+    };
+    if let d @ Decision::Relaunch(_) = next(&four, Ended::Failed, &spent) {
+        return Err(format!("ex 15.3, next_launch: with no restart left it decided {d:?}: a job that fails at every launch would be relaunched forever; give up"));
+    }
+    let nobody = Now { alive: 0, ..now };
+    if let d @ (Decision::Relaunch(_) | Decision::Done) = next(&four, Ended::Failed, &nobody) {
+        return Err(format!(
+            "ex 15.3, next_launch: with no rank alive it decided {d:?}: give up, saying why"
+        ));
     }
     Ok(())
 }
