@@ -12,13 +12,13 @@
 #[path = "../../chapters/ch15-failures/tests/common/mod.rs"]
 mod common;
 
-use ch15::elastic::{next_launch, restart_size};
+use ch15::elastic::next_launch;
 use ch15::files::{publish, write_shard, Pace};
 use ch15::model::Snapshot;
 use ch15::saver::{AsyncSaver, InFlight};
 use ch15::supervisor::{Decision, Ended, Launch, Now};
 use ch15::Saver;
-use common::{check_elastic, check_interval, check_saver};
+use common::{check_interval, check_next_launch, check_restart_size, check_saver};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::path::PathBuf;
@@ -165,24 +165,24 @@ fn never_gives_up(last: &Launch, ended: Ended, now: &Now) -> Decision {
 
 #[test]
 fn a_restart_size_that_forgets_the_batch_is_named() {
-    let check = check_elastic(size_ignores_the_batch, next_launch);
+    let check = check_restart_size(size_ignores_the_batch);
     named(check, "the batch does not split evenly").unwrap();
 }
 
 #[test]
 fn a_restart_on_the_old_world_size_is_named() {
-    let check = check_elastic(restart_size, same_size);
+    let check = check_next_launch(same_size);
     named(check, "reusing the old world size").unwrap();
 }
 
 #[test]
 fn a_restart_from_scratch_is_named() {
-    let check = check_elastic(restart_size, from_scratch);
+    let check = check_next_launch(from_scratch);
     named(check, "starts again from step 0").unwrap();
 }
 
 #[test]
 fn a_supervisor_that_never_gives_up_is_named() {
-    let check = check_elastic(restart_size, never_gives_up);
+    let check = check_next_launch(never_gives_up);
     named(check, "relaunched forever").unwrap();
 }

@@ -6,12 +6,19 @@
 //! failed, bit for bit. Run: `make check CH=15` or `cargo test -p ch15-failures
 //! --features solution --test main elastic::`.
 
-use crate::common::check_elastic;
+use crate::common::{check_next_launch, check_restart_size};
 use ch15::elastic::{next_launch, restart_size};
 
 #[test]
-fn ex15_3_restarts_fit_the_ranks_and_the_batch() {
-    if let Err(why) = check_elastic(restart_size, next_launch) {
+fn ex15_3_the_size_of_a_restart() {
+    if let Err(why) = check_restart_size(restart_size) {
+        panic!("{why}");
+    }
+}
+
+#[test]
+fn ex15_3_the_next_launch() {
+    if let Err(why) = check_next_launch(next_launch) {
         panic!("{why}");
     }
 }

@@ -143,10 +143,8 @@ pub type RestartSize = fn(usize, usize) -> Option<usize>;
 /// Ex 15.3's `next_launch`.
 pub type NextLaunch = fn(&Launch, Ended, &Now) -> Decision;
 
-/// Ex 15.3's check, one process: restart sizes on worked cases, then what `next_launch`
-/// decides after a finished launch, a failure (with and without a checkpoint, with and
-/// without ranks or restarts left).
-pub fn check_elastic(size: RestartSize, next: NextLaunch) -> Result<(), String> {
+/// Ex 15.3's check of `restart_size`, one process: worked sizes.
+pub fn check_restart_size(size: RestartSize) -> Result<(), String> {
     for (alive, batch, want) in [
         (3, 48, Some(3)),
         (3, 64, Some(2)),
@@ -165,6 +163,12 @@ pub fn check_elastic(size: RestartSize, next: NextLaunch) -> Result<(), String> 
             return Err(format!("ex 15.3, restart_size: {got:?} with {alive} alive and a batch of {batch}, want {want:?}: the most ranks, at most those alive, that divide the batch"));
         }
     }
+    Ok(())
+}
+
+/// Ex 15.3's check of `next_launch`, one process: what it decides after a finished
+/// launch, and after a failure with and without a checkpoint, ranks or restarts left.
+pub fn check_next_launch(next: NextLaunch) -> Result<(), String> {
     let four = Launch {
         ranks: 4,
         resume: false,
@@ -182,7 +186,7 @@ pub fn check_elastic(size: RestartSize, next: NextLaunch) -> Result<(), String> 
         ));
     }
     match next(&four, Ended::Failed, &now) {
-        Decision::Relaunch(l) if l.ranks == 4 => return Err("ex 15.3, next_launch: relaunched on 4 ranks with 3 alive: a restart reusing the old world size waits for a rank that is gone; use restart_size".into()),
+        Decision::Relaunch(l) if l.ranks == 4 => return Err("ex 15.3, next_launch: relaunched on 4 ranks with 3 alive: a restart reusing the old world size asks for more ranks than are left; use restart_size".into()),
         Decision::Relaunch(l) if !l.resume => return Err("ex 15.3, next_launch: relaunched without resuming although a checkpoint is saved: the job starts again from step 0 and loses all its work".into()),
         Decision::Relaunch(l) if l.ranks != 3 => return Err(format!("ex 15.3, next_launch: relaunched on {} ranks with 3 alive and a batch of 48, want 3 (restart_size)", l.ranks)),
         Decision::Relaunch(_) => {}
