@@ -14,7 +14,7 @@ use crate::supervisor::{Decision, Ended, Launch, Now};
 /// batch `batch` splits evenly; `None` when no rank is alive.
 pub fn restart_size(alive: usize, batch: usize) -> Option<usize> {
     // TODO(ex 15.3): count down from `alive` to the first size that divides the batch
-    todo!("ex 15.3: the size of the next launch")
+    todo!("ex 15.3: the elastic supervisor's decisions")
 }
 // ANCHOR_END: restart_size
 
@@ -26,6 +26,6 @@ pub fn restart_size(alive: usize, batch: usize) -> Option<usize> {
 /// left or no rank is.
 pub fn next_launch(last: &Launch, ended: Ended, now: &Now) -> Decision {
     // TODO(ex 15.3): finished, no restart left, no size, or a relaunch
-    todo!("ex 15.3: the supervisor's next launch")
+    todo!("ex 15.3: the elastic supervisor's decisions")
 }
 // ANCHOR_END: next_launch
