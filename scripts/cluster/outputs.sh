@@ -18,7 +18,9 @@
 # `scripts/cluster/outputs.sh hier` only chapter 12's hier lab and less_bench (three);
 # `scripts/cluster/outputs.sh compress` only compress_cnn's and compress_gpt's;
 # `scripts/cluster/outputs.sh gpt` only compress_gpt's (about six minutes);
-# `scripts/cluster/outputs.sh ring-or-tree` only chapter 10's ring_or_tree (seconds).
+# `scripts/cluster/outputs.sh ring-or-tree` only chapter 10's ring_or_tree (seconds);
+# `scripts/cluster/outputs.sh cluster-test` only make cluster-test's output (a minute),
+# `... slurm-test` only make slurm-test's (about four).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 DIR=book/src/cluster/output
@@ -109,6 +111,8 @@ if [ "${1:-}" = ring-or-tree ]; then ring_or_tree_captures; exit 0; fi
 if [ "${1:-}" = hier ]; then hier_captures; exit 0; fi
 if [ "${1:-}" = compress ]; then compress_captures; exit 0; fi
 if [ "${1:-}" = gpt ]; then gpt_capture; exit 0; fi
+if [ "${1:-}" = cluster-test ]; then capture cluster-test.txt make -s --no-print-directory cluster-test; exit 0; fi
+if [ "${1:-}" = slurm-test ]; then capture slurm-test.txt make -s --no-print-directory slurm-test; exit 0; fi
 
 capture hello-netns.txt make -s --no-print-directory run CH=00 CLUSTER=netns
 # Ping-pong: 2 ranks for 2 cores, so each may spin (no yield), on one node and on two.

@@ -13,6 +13,10 @@
 #   7. four nodes (WB_NODES=4), one rank each, and one link slowed both ways
 #      (`netns.sh link node-b node-c rate=1gbit`): diagnose finds that link, 1-2, alone
 #      (skipped, saying why, without htb or u32);
+#   8. an elastic restart (chapter 15): chapter 8's trainer on 4 ranks under `supervise`,
+#      node-b lost mid-training (its namespace removed, its processes killed); the
+#      supervisor finds node-a alone answers, relaunches on its 2 slots from the last
+#      checkpoint, and the run is bit for bit one from the same checkpoint on 2 ranks;
 # then removes the cluster (always, even on failure: a node's qdisc goes with its
 # namespace) and checks nothing is left running and no shaping is left.
 # Root only. Expect about a minute after the build; output under target/cluster/.
@@ -58,6 +62,7 @@ echo "cluster-test: building hello, train, diagnose and chapter 3's allreduce te
 cargo build -q --release -p ch00-toolkit --bin hello
 cargo build -q --release -p ch10-troubleshooting --features solution --bin diagnose
 cargo build -q --release -p ch06-data-parallel --features solution --bin train
+cargo build -q --release -p ch15-failures --features solution --bin supervise --bin elastic_zero
 cargo test -q --release -p ch03-ring-allreduce --features solution --test main allreduce:: --no-run 2>/dev/null
 echo "cluster-test: built in $(elapsed "$t") s"
 
@@ -190,10 +195,42 @@ else
   echo "cluster-test: 7. four nodes, link node-b - node-c slowed to 1gbit (tc htb): slow link 1-2 found, alone ($(elapsed "$t") s)"
 fi
 
+# 8. an elastic restart: node-b lost mid-training, the job goes on on node-a.
+t=$(date +%s)
+teardown
+scripts/cluster/netns.sh up > "$OUT/up2.txt"
+eval "$(scripts/cluster/netns.sh env)"
+ckpt="$OUT/elastic-ckpt"
+rm -rf "$ckpt" "$ckpt.restart"
+( rc=0; NP=4 timeout --foreground 300 "$TARGET/release/supervise" --verify -- "$TARGET/release/elastic_zero" \
+    --model mlp --max-steps 300 --every 10 --collectives mpi --quiet --losses --threads 1 --checkpoint "$ckpt" \
+    > "$OUT/elastic.txt" 2>&1 || rc=$?
+  echo "$rc" > "$OUT/elastic.rc" ) &
+JOB=$!
+# The supervisor prints a launch's lines when it ends: the first checkpoint on disk says
+# the training is under way.
+for _ in $(seq 600); do
+  [ -e "$ckpt/manifest.ckpt" ] && break
+  sleep 0.05
+done
+[ -e "$ckpt/manifest.ckpt" ] || { kill "$JOB" 2>/dev/null; cat "$OUT/elastic.txt"; fail "elastic: no checkpoint in $ckpt after 30 s"; }
+# node-b dies: its name goes first (its remote shell then fails at once), then its processes.
+pids=$(ip netns pids wb-node-b)
+ip netns del wb-node-b
+for p in $pids; do kill -KILL "$p" 2>/dev/null || true; done
+wait "$JOB"
+[ "$(cat "$OUT/elastic.rc")" = 0 ] || { cat "$OUT/elastic.txt"; fail "elastic: the supervisor did not finish the training"; }
+for line in "launch 1 failed" "hosts that answer: 10.77.0.1 (2); lost: 10.77.0.2; restarting on 2 of them" \
+    "launch 2: 2 ranks, resumed from the checkpoint" "verify: the same, bit for bit" "done after 2 launches"; do
+  grep -qF "supervise: $line" "$OUT/elastic.txt" || { cat "$OUT/elastic.txt"; fail "elastic: no 'supervise: $line' in $OUT/elastic.txt"; }
+done
+resumed=$(sed -n 's/^  | resumed at step \([0-9]*\).*/\1/p' "$OUT/elastic.txt" | head -1)
+echo "cluster-test: 8. node-b lost after the first checkpoint: the supervisor went on on node-a's 2 slots from the checkpoint of step $resumed, bit for bit a run from that checkpoint on 2 ranks ($(elapsed "$t") s)"
+
 # Nothing of the jobs is left on any node or on this machine, and no shaping.
 sleep 0.5
 for node in node-a node-b node-c node-d; do
-  left=$(ip netns pids "wb-$node" | tr '\n' ' ')
+  left=$(ip netns pids "wb-$node" 2>/dev/null | tr '\n' ' ' || true)
   [ -z "$left" ] || fail "processes left on $node: $left"
 done
 teardown

@@ -7,6 +7,11 @@
 #   3. a job past its deadline under srun is cancelled whole (WORKBOOK_JOB_TIMEOUT=4);
 #   4. `make sbatch CH=00` + `sbatch --wait`: chapter 0's check runs in a batch job and its
 #      output lands in target/slurm/workbook-ch00-JOBID.out;
+#   5. chapter 15's supervisor with MPIRUN=srun: chapter 8's trainer on 4 tasks, task 3
+#      killed at step 12, relaunched on 3 from the checkpoint, bit for bit (--verify);
+#   6. a requeue: chapter 8's trainer as a batch job with --requeue, `scontrol requeue` once
+#      its first checkpoint is on disk; the job runs again and resumes from the checkpoint,
+#      and ends with the losses and parameters of a run from a copy of that checkpoint;
 # then stops Slurm and munge (always) and checks that nothing of them is left running.
 # Root only. Expect about two minutes after the build.
 set -euo pipefail
@@ -28,6 +33,7 @@ t=$(date +%s)
 echo "slurm-test: building hello, train and chapter 3's allreduce test (release)"
 cargo build -q --release -p ch00-toolkit --bin hello
 cargo build -q --release -p ch06-data-parallel --features solution --bin train
+cargo build -q --release -p ch15-failures --features solution --bin supervise --bin elastic_zero
 cargo test -q --release -p ch03-ring-allreduce --features solution --test main allreduce:: --no-run 2>/dev/null
 cargo test -q -p ch00-toolkit --no-run 2>/dev/null
 echo "slurm-test: built in $(elapsed "$t") s"
@@ -81,6 +87,71 @@ out="target/slurm/workbook-ch00-$id.out"
 grep -q "MPIRUN=srun" "$out" || fail "$out: the job did not say MPIRUN=srun"
 grep -q "exercises passed" "$out" || { cat "$out"; fail "$out: no check table"; }
 echo "slurm-test: 4. sbatch target/slurm/ch00.sbatch: job $id's check table is in $out ($(elapsed "$t") s)"
+
+# 5. the elastic supervisor under srun: each launch a Slurm job of its own.
+t=$(date +%s)
+ckpt="$OUT/elastic-ckpt"
+rm -rf "$ckpt" "$ckpt.restart"
+MPIRUN=srun CH08_KILL_RANK=3 CH08_KILL_AT_STEP=12 timeout --foreground 300 "$TARGET/release/supervise" --np 4 --verify \
+  -- "$TARGET/release/elastic_zero" --model mlp --max-steps 20 --every 5 --collectives mpi --quiet --losses --threads 1 \
+  --checkpoint "$ckpt" > "$OUT/elastic.txt" 2>&1 || { cat "$OUT/elastic.txt"; fail "supervise under srun"; }
+for line in "launch 1 failed" "launch 2: 3 ranks, resumed from the checkpoint" "verify: the same, bit for bit" "done after 2 launches"; do
+  grep -qF "supervise: $line" "$OUT/elastic.txt" || { cat "$OUT/elastic.txt"; fail "supervise under srun: no 'supervise: $line'"; }
+done
+echo "slurm-test: 5. supervise with MPIRUN=srun: task 3 killed at step 12, relaunched on 3 tasks from step 10, bit for bit ($(elapsed "$t") s)"
+
+# 6. a requeue: Slurm itself runs the job again, which resumes from its checkpoint.
+t=$(date +%s)
+ckpt="$OUT/requeue-ckpt"
+rm -rf "$ckpt" "$ckpt.restart" "$OUT"/requeue-*.out   # job ids start again with Slurm
+zero="$TARGET/release/elastic_zero --model mlp --max-steps 300 --every 10 --collectives mpi --quiet --losses --threads 1"
+cat > target/slurm/requeue.sbatch <<SCRIPT
+#!/bin/bash
+#SBATCH --job-name=workbook-requeue
+#SBATCH --ntasks=4
+#SBATCH --requeue
+#SBATCH --open-mode=append
+#SBATCH --output=$OUT/requeue-%j.out
+set -euo pipefail
+cd "\$SLURM_SUBMIT_DIR"
+export MPIRUN=srun NP=\$SLURM_NTASKS
+echo "run \${SLURM_RESTART_COUNT:-0} of job \$SLURM_JOB_ID"
+resume=""
+if [ -e "$ckpt/manifest.ckpt" ]; then
+  rm -rf "$ckpt.restart"; cp -r "$ckpt" "$ckpt.restart"; resume=--resume
+fi
+$zero --checkpoint "$ckpt" \$resume
+SCRIPT
+id=$(sbatch --parsable target/slurm/requeue.sbatch)
+for _ in $(seq 600); do [ -e "$ckpt/manifest.ckpt" ] && break; sleep 0.05; done
+[ -e "$ckpt/manifest.ckpt" ] || fail "requeue: job $id wrote no checkpoint in 30 s"
+scontrol requeue "$id"
+# A requeued job waits before it may start again (its begin time is set ahead); start it
+# as soon as it is pending.
+for _ in $(seq 100); do
+  state=$(scontrol show job "$id" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p')
+  [ "$state" = PENDING ] && { scontrol update JobId="$id" StartTime=now 2>/dev/null || true; break; }
+  sleep 0.1
+done
+for _ in $(seq 900); do
+  state=$(scontrol show job "$id" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p')
+  [ "$state" = COMPLETED ] || [ "$state" = FAILED ] && break
+  sleep 0.2
+done
+out="$OUT/requeue-$id.out"
+[ "$state" = COMPLETED ] || { cat "$out" 2>/dev/null; fail "requeue: job $id ended $state"; }
+grep -q "^run 1 of job $id" "$out" || { cat "$out"; fail "requeue: job $id did not run a second time"; }
+from=$(sed -n 's/^resumed at step \([0-9]*\).*/\1/p' "$out" | tail -1)
+[ -n "$from" ] || { cat "$out"; fail "requeue: the second run did not resume"; }
+# The second run against a run from a copy of the same checkpoint, outside the batch job.
+MPIRUN=srun NP=4 timeout --foreground 120 $zero --checkpoint "$ckpt.restart" --resume > "$OUT/requeue-again.txt" 2>&1 \
+  || { cat "$OUT/requeue-again.txt"; fail "requeue: the run from the copy"; }
+pick() { sed -n '/^run 1 of job/,$p' "$1" | grep -E '^step [0-9]+: loss |fingerprint' | sed 's/ in [^ ]* (/ (/'; }
+pick "$out" > "$OUT/requeue-second.lines"
+{ echo "run 1 of job (the copy)"; cat "$OUT/requeue-again.txt"; } | pick /dev/stdin > "$OUT/requeue-again.lines"
+[ -s "$OUT/requeue-second.lines" ] && cmp -s "$OUT/requeue-second.lines" "$OUT/requeue-again.lines" \
+  || { diff "$OUT/requeue-second.lines" "$OUT/requeue-again.lines" | head; fail "requeue: the second run differs from a run from the same checkpoint"; }
+echo "slurm-test: 6. job $id requeued after its first checkpoint: run 1 resumed at step $from, its $(wc -l < "$OUT/requeue-second.lines") loss and fingerprint lines bit for bit a run from that checkpoint ($(elapsed "$t") s)"
 
 scripts/slurm/cluster.sh down
 trap - EXIT
