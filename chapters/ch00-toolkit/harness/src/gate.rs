@@ -87,6 +87,24 @@ pub fn stop_unfinished(world: &SimpleCommunicator, lab: &str, task: &str) -> ! {
     std::process::exit(UNFINISHED)
 }
 
+/// For a lab that starts no MPI of its own before it runs the exercise (a driver that
+/// launches jobs): runs `probe`, a tiny call into the exercise, in this process; if it is
+/// still a stub (`todo!()`), prints [`unfinished_line`] and exits [`UNFINISHED`].
+pub fn stop_if_todo<R>(lab: &str, probe: impl FnOnce() -> R + std::panic::UnwindSafe) {
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = std::panic::catch_unwind(probe);
+    drop(std::panic::take_hook());
+    if let Err(payload) = result {
+        let text = payload.downcast_ref::<String>().cloned();
+        let text = text.or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()));
+        let task = text
+            .unwrap_or_default()
+            .replace("not yet implemented: ", "");
+        println!("{}", unfinished_line(lab, &task));
+        std::process::exit(UNFINISHED);
+    }
+}
+
 /// For a lab that can run without an earlier chapter's exercise (on MPI's own collectives,
 /// say): runs `probe`, a tiny call into that exercise, on every rank (all call this).
 /// True when it is done; else rank 0 prints one line naming the exercise, its chapter and
