@@ -62,7 +62,8 @@ echo "cluster-test: building hello, train, diagnose and chapter 3's allreduce te
 cargo build -q --release -p ch00-toolkit --bin hello
 cargo build -q --release -p ch10-troubleshooting --features solution --bin diagnose
 cargo build -q --release -p ch06-data-parallel --features solution --bin train
-cargo build -q --release -p ch15-failures --features solution --bin supervise --bin elastic_zero
+cargo build -q --release -p ch15-failures --features solution --bin supervise
+cargo build -q --release -p ch08-sharded --features solution --bin zero
 cargo test -q --release -p ch03-ring-allreduce --features solution --test main allreduce:: --no-run 2>/dev/null
 echo "cluster-test: built in $(elapsed "$t") s"
 
@@ -202,7 +203,7 @@ scripts/cluster/netns.sh up > "$OUT/up2.txt"
 eval "$(scripts/cluster/netns.sh env)"
 ckpt="$OUT/elastic-ckpt"
 rm -rf "$ckpt" "$ckpt.restart"
-( rc=0; NP=4 timeout --foreground 300 "$TARGET/release/supervise" --verify -- "$TARGET/release/elastic_zero" \
+( rc=0; NP=4 timeout --foreground 300 "$TARGET/release/supervise" --verify -- "$TARGET/release/zero" \
     --model mlp --max-steps 300 --every 10 --collectives mpi --quiet --losses --threads 1 --checkpoint "$ckpt" \
     > "$OUT/elastic.txt" 2>&1 || rc=$?
   echo "$rc" > "$OUT/elastic.rc" ) &

@@ -33,7 +33,8 @@ t=$(date +%s)
 echo "slurm-test: building hello, train and chapter 3's allreduce test (release)"
 cargo build -q --release -p ch00-toolkit --bin hello
 cargo build -q --release -p ch06-data-parallel --features solution --bin train
-cargo build -q --release -p ch15-failures --features solution --bin supervise --bin elastic_zero
+cargo build -q --release -p ch15-failures --features solution --bin supervise
+cargo build -q --release -p ch08-sharded --features solution --bin zero
 cargo test -q --release -p ch03-ring-allreduce --features solution --test main allreduce:: --no-run 2>/dev/null
 cargo test -q -p ch00-toolkit --no-run 2>/dev/null
 echo "slurm-test: built in $(elapsed "$t") s"
@@ -93,7 +94,7 @@ t=$(date +%s)
 ckpt="$OUT/elastic-ckpt"
 rm -rf "$ckpt" "$ckpt.restart"
 MPIRUN=srun CH08_KILL_RANK=3 CH08_KILL_AT_STEP=12 timeout --foreground 300 "$TARGET/release/supervise" --np 4 --verify \
-  -- "$TARGET/release/elastic_zero" --model mlp --max-steps 20 --every 5 --collectives mpi --quiet --losses --threads 1 \
+  -- "$TARGET/release/zero" --model mlp --max-steps 20 --every 5 --collectives mpi --quiet --losses --threads 1 \
   --checkpoint "$ckpt" > "$OUT/elastic.txt" 2>&1 || { cat "$OUT/elastic.txt"; fail "supervise under srun"; }
 for line in "launch 1 failed" "launch 2: 3 ranks, resumed from the checkpoint" "verify: the same, bit for bit" "done after 2 launches"; do
   grep -qF "supervise: $line" "$OUT/elastic.txt" || { cat "$OUT/elastic.txt"; fail "supervise under srun: no 'supervise: $line'"; }
@@ -104,7 +105,7 @@ echo "slurm-test: 5. supervise with MPIRUN=srun: task 3 killed at step 12, relau
 t=$(date +%s)
 ckpt="$OUT/requeue-ckpt"
 rm -rf "$ckpt" "$ckpt.restart" "$OUT"/requeue-*.out   # job ids start again with Slurm
-zero="$TARGET/release/elastic_zero --model mlp --max-steps 300 --every 10 --collectives mpi --quiet --losses --threads 1"
+zero="$TARGET/release/zero --model mlp --max-steps 300 --every 10 --collectives mpi --quiet --losses --threads 1"
 cat > target/slurm/requeue.sbatch <<SCRIPT
 #!/bin/bash
 #SBATCH --job-name=workbook-requeue

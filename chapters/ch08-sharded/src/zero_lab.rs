@@ -1,5 +1,5 @@
-//! Given: the `zero` lab's program (its `main` is [`main`]; chapter 15's elastic lab builds
-//! the same program as `elastic_zero`). Sharded data parallelism: trains chapter 6's CNN
+//! Given: the `zero` lab's program (its `main` is [`main`]; chapter 15's `supervise --zero`
+//! runs the same program as its children). Sharded data parallelism: trains chapter 6's CNN
 //! on the UCI digits with Adam at `--stage 0` (plain data parallelism), `1` (ZeRO-1), `2`
 //! (ZeRO-2, the default) or `3` (ZeRO-3: `ch08::lab3`), on NP ranks (default 4), and shows
 //! what each rank holds and sends.

@@ -81,10 +81,17 @@ pub fn supervise(plan: &Plan) -> Result<Vec<Launch>, String> {
         .cloned()
         .collect();
     let mut pool = Pool::new(plan.ranks)?;
-    let first = Launch {
-        ranks: plan.ranks,
-        resume: plan.args.iter().any(|a| a == "--resume"),
-    };
+    // The first launch too takes the most ranks that split the batch (ex 15.3).
+    let ranks = crate::elastic::restart_size(plan.ranks, batch)
+        .ok_or(format!("no rank to start on (--np {})", plan.ranks))?;
+    if ranks != plan.ranks {
+        let asked = toolkit::report::counted(plan.ranks, "rank");
+        say(&format!(
+            "{asked} do not split the global batch {batch}: starting on {ranks}"
+        ));
+    }
+    let resume = plan.args.iter().any(|a| a == "--resume");
+    let first = Launch { ranks, resume };
     let (mut launch, mut done, mut copy) = (first, vec![], None);
     let mut last; // the last launch's trajectory
     loop {
@@ -95,9 +102,9 @@ pub fn supervise(plan: &Plan) -> Result<Vec<Launch>, String> {
             ""
         };
         let per = batch / launch.ranks;
+        let ranks = toolkit::report::counted(launch.ranks, "rank");
         say(&format!(
-            "launch {n}: {} ranks{how} (batch {batch}: {per} per rank)",
-            launch.ranks
+            "launch {n}: {ranks}{how} (batch {batch}: {per} per rank)"
         ));
         let out = run(&plan.program, &args, launch, None)?;
         last = trajectory(&out.rank_lines(0));

@@ -27,7 +27,6 @@ fn ex15_3_the_next_launch() {
 fn an_elastic_restart_goes_on_at_3_ranks_bit_for_bit() {
     let dir = toolkit::report::out_dir().join("ch15-elastic");
     let _ = std::fs::remove_dir_all(&dir);
-    let zero = env!("CARGO_BIN_EXE_elastic_zero");
     let trainer = [
         "--model",
         "mlp",
@@ -48,7 +47,7 @@ fn an_elastic_restart_goes_on_at_3_ranks_bit_for_bit() {
     // This run's own mark: no process of it may be left at the end.
     let mark = ("CH15_ELASTIC_TEST", std::process::id().to_string());
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_supervise"))
-        .args(["--np", "4", "--verify", "--", zero])
+        .args(["--np", "4", "--verify", "--zero", "--"])
         .args(trainer)
         .args(more)
         .arg(&dir)

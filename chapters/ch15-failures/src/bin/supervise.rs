@@ -9,20 +9,28 @@
 //! on NP ranks, default 4, its last rank killed at step 12, checked with `--verify`), or
 //! any trainer: `make run CH=08 SOLUTION=1 ELASTIC=1 ARGS='--model mlp --checkpoint
 //! target/workbook/elastic'`, or `supervise [--np N] [--restarts R] [--verify] -- PROGRAM
-//! FLAGS...`. A planted failure (`CH08_KILL_RANK=3 CH08_KILL_AT_STEP=12` for chapter 8's
-//! trainer) strikes once.
+//! FLAGS...`. With `--zero` (and no PROGRAM), the program is this one, which runs as
+//! chapter 8's `zero` (`ch08::zero_lab`) in its children: the lab needs no second binary.
+//! A planted failure (`CH08_KILL_RANK=3 CH08_KILL_AT_STEP=12` for chapter 8's trainer)
+//! strikes once.
 
 use ch15::supervisor::{supervise, Plan};
 
+/// In a child's environment: this program is chapter 8's `zero` trainer.
+const AS_ZERO: &str = "CH15_SUPERVISE_AS_ZERO";
+
 fn main() {
+    if std::env::var_os(AS_ZERO).is_some() {
+        ch08::zero_lab::main()
+    }
     // A stub stops the lab with its one line, before any launch.
     toolkit::gate::stop_if_todo("supervise", || ch15::elastic::restart_size(2, 4));
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (own, job) = match args.iter().position(|a| a == "--") {
+    let (own, mut job) = match args.iter().position(|a| a == "--") {
         Some(split) => (args[..split].to_vec(), args[split + 1..].to_vec()),
-        None if args.is_empty() => (vec!["--verify".to_string()], demo()),
+        None if args.is_empty() => (vec!["--verify".into(), "--zero".into()], demo()),
         None => {
-            eprintln!("supervise: usage: supervise [--np N] [--restarts R] [--verify] -- PROGRAM FLAGS...");
+            eprintln!("supervise: usage: supervise [--np N] [--restarts R] [--verify] [--zero] -- [PROGRAM] FLAGS...");
             std::process::exit(2);
         }
     };
@@ -37,6 +45,12 @@ fn main() {
         eprintln!("supervise: --np and --restarts take a number");
         std::process::exit(2);
     };
+    if own.iter().any(|a| a == "--zero") {
+        // The trainer is this program, run as chapter 8's `zero` by its children.
+        std::env::set_var(AS_ZERO, "1");
+        let me = std::env::current_exe().expect("own path");
+        job.insert(0, me.display().to_string());
+    }
     let Some((program, flags)) = job.split_first() else {
         eprintln!("supervise: no program after --");
         std::process::exit(2);
@@ -50,7 +64,10 @@ fn main() {
         verify,
     };
     match supervise(&plan) {
-        Ok(launches) => println!("supervise: done after {} launches", launches.len()),
+        Ok(launches) => match launches.len() {
+            1 => println!("supervise: done after 1 launch"),
+            n => println!("supervise: done after {n} launches"),
+        },
         Err(why) => {
             eprintln!("supervise: {why}");
             std::process::exit(1);
@@ -58,25 +75,26 @@ fn main() {
     }
 }
 
-/// With no flags, the lab's own run: chapter 8's trainer (`elastic_zero`, beside this
-/// program) for 20 steps, a checkpoint every 5, its last rank killed at step 12 (unless
-/// `CH08_KILL_RANK`/`CH08_KILL_AT_STEP` say otherwise), checked with `--verify`.
+/// With no flags, the lab's own run: chapter 8's trainer (this program, `--zero`) at a
+/// global batch of 48 for 20 steps, a checkpoint every 5, the last rank of the first launch
+/// killed at step 12 (unless `CH08_KILL_RANK` and `CH08_KILL_AT_STEP` say otherwise),
+/// checked with `--verify`.
 fn demo() -> Vec<String> {
-    let me = std::env::current_exe().expect("own path");
-    let zero = me.with_file_name("elastic_zero");
     let np: usize = std::env::var("NP")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(4);
-    if std::env::var("CH08_KILL_RANK").is_err() && np > 1 {
-        std::env::set_var("CH08_KILL_RANK", (np - 1).to_string());
+    // The last rank of the first launch: on the most ranks that split the batch of 48.
+    let first = ch15::elastic::restart_size(np, 48).unwrap_or(np);
+    if std::env::var("CH08_KILL_RANK").is_err() && first > 1 {
+        std::env::set_var("CH08_KILL_RANK", (first - 1).to_string());
         std::env::set_var("CH08_KILL_AT_STEP", "12");
     }
     let dir = toolkit::report::out_dir().join("ch15-elastic");
     let _ = std::fs::remove_dir_all(&dir);
-    let flags = "--model mlp --max-steps 20 --every 5 --collectives mpi --quiet --losses";
-    let mut job = vec![zero.display().to_string()];
-    job.extend(flags.split(' ').map(String::from));
+    let flags =
+        "--model mlp --batch 48 --max-steps 20 --every 5 --collectives mpi --quiet --losses";
+    let mut job: Vec<String> = flags.split(' ').map(String::from).collect();
     job.extend(["--checkpoint".to_string(), dir.display().to_string()]);
     job
 }
