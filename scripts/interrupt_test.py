@@ -51,11 +51,11 @@ POINTS = {
     "lab-sigterm": (LAB, {"NP": "4"}, [("proc", "rank")], "TERM", "lab", False),
     "lab-sigkill": (LAB, {"NP": "4"}, [("proc", "rank")], "KILL", "lab", False),
 }
-for step, after in enumerate(["built in", "1.", "2.", "3.", "4.", "5."], start=1):
+for step, after in enumerate(["built in", "1.", "2.", "3.", "4.", "5.", "6.", "7."], start=1):
     POINTS[f"cluster-{step}"] = (["make", "cluster-test"], {},
                                  [("line", f"cluster-test: {after}"), ("proc", "node-b")],
                                  "INT", "group", True)
-for step, after in enumerate(["Slurm started", "1.", "2.", "3."], start=1):
+for step, after in enumerate(["Slurm started", "1.", "2.", "3.", "4.", "5."], start=1):
     POINTS[f"slurm-{step}"] = (["make", "slurm-test"], {}, [("line", f"slurm-test: {after}")],
                                "INT", "group", True)
 

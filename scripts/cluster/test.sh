@@ -32,11 +32,14 @@ OUT=$TARGET/cluster
 mkdir -p "$OUT"
 START=$(date +%s)
 WATCH=""
+SUPERVISOR=""
 
 fail() { echo "cluster-test: FAILED: $*" >&2; exit 1; }
 elapsed() { echo $(( $(date +%s) - $1 )); }
 teardown() {
   if [ -n "$WATCH" ]; then kill "$WATCH" 2>/dev/null || true; fi
+  # Step 8's supervisor runs in the background, where a Ctrl-C does not reach it.
+  if [ -n "$SUPERVISOR" ]; then kill -TERM "$SUPERVISOR" 2>/dev/null || true; wait "$SUPERVISOR" 2>/dev/null || true; SUPERVISOR=""; fi
   # Interrupted, a job ends on its own: its reaper asks mpirun to stop, and mpirun has each
   # node's daemon end its ranks and remove its files. The nodes go when they are empty,
   # or after the reaper's grace (3 s) and a second more.
@@ -203,24 +206,25 @@ scripts/cluster/netns.sh up > "$OUT/up2.txt"
 eval "$(scripts/cluster/netns.sh env)"
 ckpt="$OUT/elastic-ckpt"
 rm -rf "$ckpt" "$ckpt.restart"
-( rc=0; NP=4 timeout --foreground 300 "$TARGET/release/supervise" --verify -- "$TARGET/release/zero" \
-    --model mlp --max-steps 300 --every 10 --collectives mpi --quiet --losses --threads 1 --checkpoint "$ckpt" \
-    > "$OUT/elastic.txt" 2>&1 || rc=$?
-  echo "$rc" > "$OUT/elastic.rc" ) &
-JOB=$!
+NP=4 timeout --foreground 300 "$TARGET/release/supervise" --verify -- "$TARGET/release/zero" \
+  --model mlp --max-steps 300 --every 10 --collectives mpi --quiet --losses --threads 1 --checkpoint "$ckpt" \
+  > "$OUT/elastic.txt" 2>&1 &
+SUPERVISOR=$!   # timeout's pid: a TERM to it reaches the supervisor, whose jobs end with it
 # The supervisor prints a launch's lines when it ends: the first checkpoint on disk says
 # the training is under way.
 for _ in $(seq 600); do
   [ -e "$ckpt/manifest.ckpt" ] && break
   sleep 0.05
 done
-[ -e "$ckpt/manifest.ckpt" ] || { kill "$JOB" 2>/dev/null; cat "$OUT/elastic.txt"; fail "elastic: no checkpoint in $ckpt after 30 s"; }
+[ -e "$ckpt/manifest.ckpt" ] || { cat "$OUT/elastic.txt"; fail "elastic: no checkpoint in $ckpt after 30 s"; }
 # node-b dies: its name goes first (its remote shell then fails at once), then its processes.
 pids=$(ip netns pids wb-node-b)
 ip netns del wb-node-b
 for p in $pids; do kill -KILL "$p" 2>/dev/null || true; done
-wait "$JOB"
-[ "$(cat "$OUT/elastic.rc")" = 0 ] || { cat "$OUT/elastic.txt"; fail "elastic: the supervisor did not finish the training"; }
+rc=0
+wait "$SUPERVISOR" || rc=$?
+SUPERVISOR=""
+[ "$rc" = 0 ] || { cat "$OUT/elastic.txt"; fail "elastic: the supervisor did not finish the training (exit $rc)"; }
 for line in "launch 1 failed" "hosts that answer: 10.77.0.1 (2); lost: 10.77.0.2; restarting on 2 of them" \
     "launch 2: 2 ranks, resumed from the checkpoint" "verify: the same, bit for bit" "done after 2 launches"; do
   grep -qF "supervise: $line" "$OUT/elastic.txt" || { cat "$OUT/elastic.txt"; fail "elastic: no 'supervise: $line' in $OUT/elastic.txt"; }
