@@ -19,7 +19,6 @@ use crate::elastic::next_launch;
 use crate::slots::Pool;
 use crate::trainer_text::{batch_of, flag, trajectory};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 use toolkit::launch::Job;
 
 /// One launch: its ranks, and whether it resumes from the checkpoint.
@@ -126,7 +125,7 @@ pub fn supervise(plan: &Plan) -> Result<Vec<Launch>, String> {
             say(&format!("launch {n} finished"));
         }
         let restarts_left = plan.restarts.saturating_sub(done.len() as u32 - 1);
-        let saved = checkpoint.exists();
+        let saved = saved(&checkpoint);
         let now = Now {
             alive: pool.alive(),
             batch,
@@ -173,8 +172,11 @@ fn run(
     if launch.resume {
         args.push("--resume".into());
     }
-    let job = Job::new(program).ranks(launch.ranks as u32).args(args);
-    let out = job.timeout(Duration::from_secs(600)).run()?;
+    // Each launch under the course's deadline (WORKBOOK_JOB_TIMEOUT): past it, it failed.
+    let out = Job::new(program)
+        .ranks(launch.ranks as u32)
+        .args(args)
+        .run()?;
     // Of rank 0's lines, the first and those that say where training is; the launcher's.
     let mut first = true;
     for l in out
@@ -245,6 +247,15 @@ fn strike_once() {
         .collect();
     for k in &planted {
         std::env::remove_var(k);
+    }
+}
+
+/// Whether a checkpoint is on disk: a file, or a folder with a file in it (a folder made
+/// before the first save is not one).
+fn saved(checkpoint: &Path) -> bool {
+    match std::fs::read_dir(checkpoint) {
+        Ok(mut entries) => entries.next().is_some(),
+        Err(_) => checkpoint.is_file(),
     }
 }
 
