@@ -169,6 +169,23 @@ pub const SETTINGS: &[Setting] = &[
         meaning: "a test's hook: the step at which CH07_KILL_RANK is killed",
     },
     Setting {
+        name: "CH08_KILL_RANK",
+        default: "unset",
+        meaning: "a test's hook: with CH08_KILL_AT_STEP, ch08's trainer SIGKILLs this rank \
+                  (ch15's supervise removes both after the first failed launch)",
+    },
+    Setting {
+        name: "CH08_KILL_AT_STEP",
+        default: "unset",
+        meaning: "a test's hook: the step at which CH08_KILL_RANK is killed",
+    },
+    Setting {
+        name: "CH15_SUPERVISE_AS_ZERO",
+        default: "unset",
+        meaning: "set by `supervise --zero` for its children: the program runs as ch08's \
+                  `zero` trainer",
+    },
+    Setting {
         name: "SEED",
         default: "the clock",
         meaning: "make interrupt-test: picks the interruption points and the delays (printed, \
