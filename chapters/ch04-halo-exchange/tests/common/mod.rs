@@ -177,51 +177,13 @@ pub fn matches_serial(
     let (p, size) = (&case.problem, world.size());
     let run = match solve(world, p, variant, case.steps, 1, 0.0, parts) {
         Ok(run) => run,
-        Err(why) if !can_split(p, size) => {
-            let named = why.contains("cannot split") && why.contains("Fix:");
-            return if named {
-                Ok(())
-            } else {
-                Err(format!("unclear refusal: {why}"))
-            };
-        }
-        Err(why) => return Err(format!("refused a grid {size} ranks can share: {why}")),
+        Err(why) => return refused_rightly(&why, p, size),
     };
-    let rank = world.rank();
     let coords = ref_neighbours(&run.cart).coords;
     let (rows, cols) = (run.decomp.rows_of(coords[0]), run.decomp.cols_of(coords[1]));
-    let (serial, serial_residual) = solve_serial(p, case.steps);
-    let (mut wrong, mut inside, mut first) = (0, 0, None);
-    for (r, gi) in rows.clone().enumerate() {
-        for (c, gj) in cols.clone().enumerate() {
-            let got = run.field.owned_row(r)[c];
-            let want = serial.owned_row(gi)[gj];
-            if got.to_bits() != want.to_bits() {
-                let edge = edge_of(r, c, rows.len(), cols.len());
-                wrong += 1;
-                inside += usize::from(edge.contains("next to no ghost"));
-                first.get_or_insert((gi, gj, got, want, edge));
-            }
-        }
-    }
-    if let Some((gi, gj, got, want, edge)) = first {
-        // Overlapped, and only the ring next to the ghosts wrong: it was updated from
-        // ghosts that had not arrived (or were not unpacked) yet.
-        let why = match variant == Variant::Overlapped && inside == 0 {
-            true => {
-                "; only cells next to the ghosts differ: your step_overlapped updates the \
-                     boundary ring before the ghosts arrive (update it after the wait and the \
-                     unpack)"
-            }
-            false => "",
-        };
-        return Err(format!(
-            "after {} step(s), rank {rank}'s cell ({gi}, {gj}) is {got:e} but the serial solver \
-             has {want:e}{edge} ({wrong} of {} cells of the block differ){why}",
-            case.steps,
-            rows.len() * cols.len()
-        ));
-    }
+    let overlapped = variant == Variant::Overlapped;
+    differs_from_serial(world.rank(), case, rows, cols, &run.field, overlapped)?;
+    let serial_residual = solve_serial(p, case.steps).1;
     // Both residuals add the same rows*cols squares, in another order: within the bound.
     let terms = p.rows * p.cols;
     close_sums::<f64>(
@@ -231,6 +193,64 @@ pub fn matches_serial(
         &[serial_residual],
         terms,
     )
+}
+
+/// A solver refused `p` at `size` ranks with `why`: right when the ranks cannot share the
+/// grid and the message names the problem and the fix.
+pub fn refused_rightly(why: &str, p: &Problem, size: i32) -> Result<(), String> {
+    if can_split(p, size) {
+        return Err(format!("refused a grid {size} ranks can share: {why}"));
+    }
+    match why.contains("cannot split") && why.contains("Fix:") {
+        true => Ok(()),
+        false => Err(format!("unclear refusal: {why}")),
+    }
+}
+
+/// This rank's block (global `rows` x `cols`) after `case.steps` steps equals the same
+/// block of the serial run bit for bit; else the first cell that differs, where it lies
+/// next to the ghosts, and (`overlapped`: a step that overlaps the exchange) the likely
+/// cause when only the ring next to the ghosts differs.
+pub fn differs_from_serial(
+    rank: i32,
+    case: &Case,
+    rows: std::ops::Range<usize>,
+    cols: std::ops::Range<usize>,
+    field: &Field,
+    overlapped: bool,
+) -> Result<(), String> {
+    let (serial, _) = solve_serial(&case.problem, case.steps);
+    let (mut wrong, mut inside, mut first) = (0, 0, None);
+    for (r, gi) in rows.clone().enumerate() {
+        for (c, gj) in cols.clone().enumerate() {
+            let got = field.owned_row(r)[c];
+            let want = serial.owned_row(gi)[gj];
+            if got.to_bits() != want.to_bits() {
+                let edge = edge_of(r, c, rows.len(), cols.len());
+                wrong += 1;
+                inside += usize::from(edge.contains("next to no ghost"));
+                first.get_or_insert((gi, gj, got, want, edge));
+            }
+        }
+    }
+    let Some((gi, gj, got, want, edge)) = first else {
+        return Ok(());
+    };
+    // Overlapped, and only the ring next to the ghosts wrong: it was updated from ghosts
+    // that had not arrived (or were not unpacked) yet.
+    let why = match overlapped && inside == 0 {
+        true => {
+            "; only cells next to the ghosts differ: your step_overlapped updates the \
+             boundary ring before the ghosts arrive (update it after the wait and the unpack)"
+        }
+        false => "",
+    };
+    Err(format!(
+        "after {} step(s), rank {rank}'s cell ({gi}, {gj}) is {got:e} but the serial solver \
+         has {want:e}{edge} ({wrong} of {} cells of the block differ){why}",
+        case.steps,
+        rows.len() * cols.len()
+    ))
 }
 
 /// The property of ex 4.3-4.5: `variant` with `parts` equals the serial solver.
