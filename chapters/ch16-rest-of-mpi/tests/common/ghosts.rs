@@ -43,23 +43,28 @@ fn beyond(p: &Problem, gi: usize, gj: usize, side: Side) -> Option<(usize, usize
     }
 }
 
-/// What in each exercise decides which cells a ghost gets.
-fn where_to_look(exchange: Exchange) -> &'static str {
-    match exchange {
-        Exchange::Datatypes => {
-            "in each shift, the cells sent are my edge on the side sent towards, and the \
-             cells received my ghost layer on the opposite side"
+/// Which function of the exercise decides what a ghost gets, and how; `unfilled`: the
+/// ghost got a value no cell holds (a send buffer never packed).
+fn where_to_look(exchange: Exchange, unfilled: bool) -> &'static str {
+    match (exchange, unfilled) {
+        (Exchange::Datatypes, _) => {
+            "exchange_datatypes: in each shift the cells sent are my edge on the side sent \
+             towards, the cells received my ghost layer on the opposite side"
         }
-        Exchange::Persistent => {
-            "each side's receive comes from the neighbour on that side, tagged with the \
-             opposite side's tag (the side its message was sent towards), and the edges are \
-             packed before the start"
+        (Exchange::Persistent, true) => {
+            "exchange_persistent: the field's edges are packed into the send buffers \
+             (pack_from) before the requests start"
         }
-        Exchange::Neighbourhood => {
-            "the blocks follow the neighbours' order (north, south, west, east), and each \
-             block's displacement is where that edge starts in its buffer"
+        (Exchange::Persistent, false) => {
+            "plan_halo: each side's receive comes from the neighbour on that side, tagged \
+             with the opposite side's tag (the side its message was sent towards)"
         }
-        Exchange::Packed | Exchange::Immediate => "the given exchange (not an exercise)",
+        (Exchange::Neighbourhood, _) => {
+            "exchange_neighbourhood: the blocks follow the neighbours' order (north, south, \
+             west, east), and each block's displacement is where that edge starts in its \
+             buffer"
+        }
+        (Exchange::Packed | Exchange::Immediate, _) => "the given exchange (not an exercise)",
     }
 }
 
@@ -182,7 +187,7 @@ pub fn ghosts_after_one_exchange(
             name(side),
             describe(got),
             describe(should),
-            where_to_look(exchange)
+            where_to_look(exchange, !labelled(got) && got != NOTHING)
         ));
     }
     Ok(())
