@@ -13,18 +13,19 @@ use mpi::traits::*;
 use std::ops::Range;
 
 /// This rank's neighbours, from `MPI_Cart_shift` along each axis (`None`: a fixed edge,
-/// `MPI_PROC_NULL` in C).
+/// `MPI_PROC_NULL` in C). Chapter 4's exercise 4.1 asks for the same; read this after it.
 pub fn neighbours(cart: &CartesianCommunicator) -> Neighbours {
+    let along = |axis| cart.shift(axis, 1); // (the rank at - 1, the rank at + 1)
+    let ((north, south), (west, east)) = (along(0), along(1));
     let layout = cart.get_layout();
-    let (north, south) = cart.shift(0, 1);
-    let (west, east) = cart.shift(1, 1);
+    let pair = |v: &[i32]| [v[0], v[1]];
     Neighbours {
         north,
         south,
         west,
         east,
-        coords: [layout.coords[0], layout.coords[1]],
-        dims: [layout.dims[0], layout.dims[1]],
+        coords: pair(&layout.coords),
+        dims: pair(&layout.dims),
     }
 }
 

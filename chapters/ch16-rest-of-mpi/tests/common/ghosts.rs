@@ -137,7 +137,7 @@ pub fn ghosts_after_one_exchange(
         let describe = |x: f64| match (x == NOTHING, labelled(x)) {
             (true, _) => "nothing".to_string(),
             (false, true) => format!("global cell {:?}", cell_of(p, x)),
-            (false, false) => format!("{x:e}, a value no cell of the field holds"),
+            (false, false) => format!("{x:e} (a value no cell of the field holds)"),
         };
         let own = labelled(got) && {
             let (gi, gj) = cell_of(p, got);
