@@ -44,11 +44,9 @@ fn packed_by_mpi(column_type: ColumnTypeFn, f: &Field, j: usize) -> Result<Vec<f
              has one per owned row: {rows} (count = rows, blocklength = 1)"
         ));
     }
-    let (start, end) = (
-        f.idx(1, j) as isize,
-        f.idx(1, j) as isize + (lb + extent) / 8,
-    );
-    if lb < 0 || end > f.data.len() as isize {
+    let (lb, reach) = (aint(lb), aint(lb + extent) / 8);
+    let (start, end) = (f.idx(1, j) as i64, f.idx(1, j) as i64 + reach);
+    if lb < 0 || end > f.data.len() as i64 {
         return Err(format!(
             "column_type of a {rows} x {cols} block reaches {} doubles past padded cell \
              (1, {j}), beyond the field's {} values: the stride is one padded row, cols + \
@@ -69,6 +67,12 @@ fn packed_by_mpi(column_type: ColumnTypeFn, f: &Field, j: usize) -> Result<Vec<f
         ffi::MPI_Pack(from, 1, column.as_raw(), into, size, &mut position, me);
     }
     Ok(out)
+}
+
+/// An `MPI_Aint` (an `isize` in Open MPI's header, an `i64` in MPICH's) as an `i64`.
+#[allow(clippy::unnecessary_cast)]
+fn aint(x: ffi::MPI_Aint) -> i64 {
+    x as i64
 }
 
 /// Your type packs exactly padded column `j` of a field whose cells hold their own index.
