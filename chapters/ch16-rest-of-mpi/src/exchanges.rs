@@ -7,7 +7,9 @@
 //! the tests of one exercise swap in only that exercise (the others are not called).
 
 use crate::grid::{run_steps, Block};
+use crate::inbox::Inbox;
 use crate::requests::Plan;
+use crate::window::Window;
 use ch04::field::Field;
 use ch04::halo::{Halo, Side, SIDES};
 use ch04::problem::Problem;
@@ -32,16 +34,25 @@ pub enum Exchange {
     Persistent,
     /// Ex 16.3: one `MPI_Neighbor_alltoallv` on the Cartesian communicator.
     Neighbourhood,
+    /// Ex 16.4: each edge put into the neighbour's window, between two fences.
+    Fence,
+    /// Ex 16.4: the same puts, in post-start-complete-wait epochs among neighbours.
+    Pscw,
 }
 
 /// Every exchange, in the order the lab shows them.
-pub const EXCHANGES: [Exchange; 5] = [
+pub const EXCHANGES: [Exchange; 7] = [
     Exchange::Packed,
     Exchange::Datatypes,
     Exchange::Immediate,
     Exchange::Persistent,
     Exchange::Neighbourhood,
+    Exchange::Fence,
+    Exchange::Pscw,
 ];
+
+/// Ex 16.4's exchanges: one epoch of puts into the neighbours' windows.
+pub type RmaFn = fn(&mut Window, &Neighbours, &mut Halo, &Inbox);
 
 /// The parts the exchanges are built from.
 #[derive(Clone, Copy)]
@@ -56,6 +67,10 @@ pub struct Parts {
     pub persistent: fn(&mut Plan, &Neighbours, &mut Field),
     /// Ex 16.3: the neighbourhood collective.
     pub neighbourhood: fn(&CartesianCommunicator, &mut Halo),
+    /// Ex 16.4: the puts between fences.
+    pub fence: RmaFn,
+    /// Ex 16.4: the puts in post-start-complete-wait epochs.
+    pub pscw: RmaFn,
 }
 
 impl Parts {
@@ -67,6 +82,8 @@ impl Parts {
             plan: crate::persistent::plan_halo,
             persistent: crate::persistent::exchange_persistent,
             neighbourhood: crate::neighbour_halo::exchange_neighbourhood,
+            fence: crate::rma::exchange_fence,
+            pscw: crate::rma::exchange_pscw,
         }
     }
 }
@@ -164,6 +181,21 @@ fn with_exchange<R>(
             body(&mut |f| {
                 halo.pack_from(f);
                 (parts.neighbourhood)(cart, &mut halo);
+                halo.unpack_into(f, nb);
+            })
+        }
+        Exchange::Fence | Exchange::Pscw => {
+            let rma = if exchange == Exchange::Fence {
+                parts.fence
+            } else {
+                parts.pscw
+            };
+            let inbox = Inbox::new(&block.decomp);
+            let mut window = Window::allocate(cart, inbox.len()); // freed collectively
+            let mut halo = new_halo(f0.rows, f0.cols);
+            body(&mut |f| {
+                halo.pack_from(f);
+                rma(&mut window, nb, &mut halo, &inbox);
                 halo.unpack_into(f, nb);
             })
         }

@@ -1,8 +1,9 @@
-//! Chapter 16: the rest of MPI, on chapter 4's heat equation. The same halo exchange three
+//! Chapter 16: the rest of MPI, on chapter 4's heat equation. The same halo exchange four
 //! more ways: with derived datatypes (a column sent where it lies, no packing), with
-//! persistent requests (the exchange's messages set up once, started every step), and as
-//! one neighbourhood collective on the Cartesian communicator. Each is checked against the
-//! serial solver bit for bit; the lab times them side by side.
+//! persistent requests (the exchange's messages set up once, started every step), as one
+//! neighbourhood collective on the Cartesian communicator, and one-sided (each rank puts
+//! its edges into its neighbours' windows). Each is checked against the serial solver bit
+//! for bit; the lab times them side by side.
 //!
 //! Given code (read it, use it):
 //! - [`grid`]: a rank's block, its neighbours, and the time loop every exchange runs in;
@@ -12,11 +13,14 @@
 //!   `MPI_Recv_init`, `MPI_Startall`, `MPI_Waitall`, `MPI_Request_free`);
 //! - [`neighbourhood`]: the safe wrapper of `MPI_Neighbor_alltoallv` on a Cartesian
 //!   communicator;
+//! - [`window`]: an MPI window and its epochs (fence; post-start-complete-wait) as safe
+//!   types; [`inbox`]: where each edge lands in a neighbour's window;
 //! - [`collective_init`]: MPI 4's persistent collectives, found in the installed MPI;
 //! - [`exchanges`]: the exchanges side by side (chapter 4's packed one among them).
 //!
 //! Your part (stubs; `--features solution` compiles the answers from `solutions/`):
-//! [`datatypes`] (ex 16.1), [`persistent`] (ex 16.2), [`neighbour_halo`] (ex 16.3).
+//! [`datatypes`] (ex 16.1), [`persistent`] (ex 16.2), [`neighbour_halo`] (ex 16.3),
+//! [`rma`] (ex 16.4).
 //!
 //! Check your work with `make check CH=16`; run the lab with `make run CH=16`.
 
@@ -24,8 +28,10 @@ pub mod cells;
 pub mod collective_init;
 pub mod exchanges;
 pub mod grid;
+pub mod inbox;
 pub mod neighbourhood;
 pub mod requests;
+pub mod window;
 
 #[cfg_attr(
     feature = "solution",
@@ -44,3 +50,9 @@ pub mod persistent;
     path = "../../../solutions/ch16-rest-of-mpi/neighbour_halo.rs"
 )]
 pub mod neighbour_halo;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch16-rest-of-mpi/rma.rs"
+)]
+pub mod rma;

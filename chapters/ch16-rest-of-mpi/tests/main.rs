@@ -8,3 +8,4 @@ mod common;
 mod datatypes;
 mod neighbourhood;
 mod persistent;
+mod rma;

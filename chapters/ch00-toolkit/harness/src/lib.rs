@@ -95,7 +95,9 @@ pub mod tally;
 pub mod testing;
 pub mod trace;
 pub mod watchdog;
+#[macro_use]
 pub mod wrappers;
+pub mod wrappers_rma_io;
 pub mod xml;
 
 pub use spmd::{init, init_with};

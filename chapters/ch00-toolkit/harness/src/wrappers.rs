@@ -18,7 +18,7 @@ use mpi::ffi::{self, MPI_Comm, MPI_Datatype, MPI_Info, MPI_Message, MPI_Op, MPI_
 use std::os::raw::{c_int, c_void};
 
 /// Size in bytes of `count` elements of `datatype` (a local query, no communication).
-fn bytes(count: c_int, datatype: MPI_Datatype) -> i64 {
+pub(crate) fn bytes(count: c_int, datatype: MPI_Datatype) -> i64 {
     let mut size: c_int = 0;
     // SAFETY: a valid datatype handle from the caller's own MPI call; `size` is ours.
     unsafe { ffi::PMPI_Type_size(datatype, &mut size) };

@@ -64,6 +64,16 @@ fn where_to_look(exchange: Exchange, unfilled: bool) -> &'static str {
              west, east), and each block's displacement is where that edge starts in its \
              buffer"
         }
+        (Exchange::Fence, _) => {
+            "put_edges: each edge goes into the neighbour's inbox slot of the ghost side it \
+             fills there, inbox.offset(side.opposite()); exchange_fence: after the epoch \
+             closes, each ghost side's slot, inbox.offset(side), is read into halo.recv[side]"
+        }
+        (Exchange::Pscw, _) => {
+            "put_edges: each edge goes into the neighbour's inbox slot of the ghost side it \
+             fills there, inbox.offset(side.opposite()); exchange_pscw: after the epoch \
+             closes, each ghost side's slot, inbox.offset(side), is read into halo.recv[side]"
+        }
         (Exchange::Packed | Exchange::Immediate, _) => "the given exchange (not an exercise)",
     }
 }
@@ -170,6 +180,10 @@ pub fn ghosts_after_one_exchange(
                  went into other cells",
                 name(side)
             )
+        } else if !labelled(got) && matches!(exchange, Exchange::Fence | Exchange::Pscw) {
+            "no put landed in this ghost side's slot of the inbox (a window starts zeroed), or \
+             the slot was never read"
+                .to_string()
         } else if !labelled(got) {
             "the message carried a buffer that was never filled from the field (is the \
              field's edge packed into the send buffer before the messages start?)"
