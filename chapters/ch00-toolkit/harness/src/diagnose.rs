@@ -12,6 +12,8 @@ enum State {
     Receiving,
     Waiting,
     Collective,
+    /// In a one-sided epoch that waits for other ranks (start, complete, wait).
+    Epoch,
     Finished,
     Computing,
     /// Past the case deadline, yet its blocking calls still begin and end (`SLOW?`).
@@ -39,6 +41,7 @@ fn state_of(line: &str) -> Option<State> {
         "MPI_Recv" | "MPI_Probe" | "MPI_Mprobe" => State::Receiving,
         "MPI_Wait" | "MPI_Waitall" | "MPI_Waitany" | "MPI_Waitsome" => State::Waiting,
         "MPI_Sendrecv" | "MPI_Sendrecv_replace" => State::Receiving,
+        "MPI_Win_start" | "MPI_Win_complete" | "MPI_Win_wait" => State::Epoch,
         "" if line.contains("waits for the others") => State::Finished,
         "" => State::Computing,
         _ => State::Collective,
@@ -74,6 +77,12 @@ pub fn deadlock_hint(lines: &[&str]) -> Option<String> {
          sends (one per element, or chunks of 1, make thousands of waits); with more ranks \
          than cores, the ranks share them (and MPICH's waiting ranks spin). Time one case \
          alone; if it is merely slow, raise WORKBOOK_CASE_TIMEOUT."
+    } else if any(State::Epoch) {
+        "ranks wait in one-sided epochs: an access epoch (MPI_Win_start, MPI_Win_complete) \
+         waits for an MPI_Win_post to it from each of its targets, an exposure epoch \
+         (MPI_Win_wait) for an MPI_Win_complete from each of its origins. A post's or a \
+         start's group that leaves out a rank that puts into, or is put into by, this rank \
+         leaves both sides waiting: compare each rank's groups with whom it puts into."
     } else if all(State::Sending) {
         "every rank is sending and none is receiving: a large message is sent only when its \
          receive starts. Let even ranks send first and odd ranks receive first, or use \
@@ -175,6 +184,16 @@ mod tests {
         ];
         let hint = deadlock_hint(&lines).unwrap();
         assert!(hint.contains("some ranks finished"), "{hint}");
+    }
+
+    #[test]
+    fn an_epoch_never_posted_to_is_told_apart() {
+        let lines = [
+            "rank 0: DEADLOCK? `x` not finished after 3 s; blocked in MPI_Win_start(opening an access epoch: waiting for its targets' MPI_Win_post) for 3.0 s",
+            "rank 1: DEADLOCK? `x` not finished after 3 s; blocked in MPI_Win_wait(closing an exposure epoch) for 3.0 s",
+        ];
+        let hint = deadlock_hint(&lines).unwrap();
+        assert!(hint.contains("one-sided epochs"), "{hint}");
     }
 
     #[test]
