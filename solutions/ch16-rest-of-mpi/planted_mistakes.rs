@@ -4,7 +4,9 @@
 //! the ghost layer on the wrong side; ex 16.2's exchange that never packs, and receives
 //! tagged with the wrong side (a deadlock, named); ex 16.3's blocks all at displacement 0,
 //! and counts in bytes (refused by the wrapper); ex 16.4's puts into the wrong slot, and
-//! an exposure epoch not posted to every neighbour that puts (a deadlock, named).
+//! an exposure epoch not posted to every neighbour that puts (a deadlock, named); ex
+//! 16.5's write of the padded field, ghosts included, and a view whose start is [column,
+//! row] (both refused in one line).
 //!
 //! Run: `cargo test -p ch16-rest-of-mpi --features solution --test planted_mistakes --
 //! --nocapture` to read the messages.
@@ -18,6 +20,9 @@ use ch04::problem::{Boundary, Problem};
 use ch04::topology::Neighbours;
 use ch16::cells::{sendrecv_cells, Cells, Shift};
 use ch16::exchanges::{Exchange, Parts};
+use ch16::file::SharedFile;
+use ch16::grid::Block;
+use ch16::heat_file::{save_field, WriteFn, HEADER};
 use ch16::inbox::Inbox;
 use ch16::neighbourhood::{alltoallv, Blocks};
 use ch16::requests::Plan;
@@ -350,4 +355,46 @@ fn an_epoch_never_posted_to_is_named() {
         "{text}"
     );
     println!("{text}");
+}
+
+// ANCHOR: ghosts_written
+/// Ex 16.5, mistake 1: the whole padded field written, ghosts included: more doubles than
+/// the view selects.
+fn ghosts_written(file: &mut SharedFile, block: &Block, field: &Field) -> Result<(), String> {
+    file.set_view(HEADER, &ch16::io::block_view(block))?;
+    file.write_all(&field.data)
+}
+// ANCHOR_END: ghosts_written
+
+/// Ex 16.5, mistake 2: the view's start given as [column, row].
+fn start_swapped(file: &mut SharedFile, block: &Block, field: &Field) -> Result<(), String> {
+    let mut view = ch16::io::block_view(block);
+    view.start = [block.cols.start, block.rows.start];
+    file.set_view(HEADER, &view)?;
+    file.write_all(&field.owned())
+}
+
+/// Saves a fixed 12 x 16 field at the world's ranks with `write`.
+fn save_with(world: &mpi::topology::SimpleCommunicator, write: WriteFn) -> Result<(), String> {
+    let problem = Problem {
+        rows: 12,
+        cols: 16,
+        boundary: Boundary::Fixed,
+    };
+    let block = Block::new(world, &problem)?;
+    let path = toolkit::report::out_dir()
+        .join("ch16-io")
+        .join(format!("planted-{}.bin", world.size()));
+    std::fs::create_dir_all(path.parent().expect("a folder")).ok();
+    save_field(world, &block, &block.field, &path, write)
+}
+
+toolkit::mpi_test! {
+    fn a_view_that_does_not_cover_the_data_is_refused(world at &[3]) {
+        named(save_with(world, ghosts_written), "the view must cover exactly the data")
+    }
+
+    fn a_view_that_does_not_fit_the_grid_is_refused(world at &[4]) {
+        named(save_with(world, start_swapped), "does not lie inside")
+    }
 }

@@ -15,19 +15,23 @@
 //!   communicator;
 //! - [`window`]: an MPI window and its epochs (fence; post-start-complete-wait) as safe
 //!   types; [`inbox`]: where each edge lands in a neighbour's window;
+//! - [`file`]: a file shared by the ranks and a file view, as safe types (MPI-IO);
+//!   [`heat_file`]: the heat field as one file, saved atomically, read at any rank count;
 //! - [`collective_init`]: MPI 4's persistent collectives, found in the installed MPI;
 //! - [`exchanges`]: the exchanges side by side (chapter 4's packed one among them).
 //!
 //! Your part (stubs; `--features solution` compiles the answers from `solutions/`):
 //! [`datatypes`] (ex 16.1), [`persistent`] (ex 16.2), [`neighbour_halo`] (ex 16.3),
-//! [`rma`] (ex 16.4).
+//! [`rma`] (ex 16.4), [`io`] (ex 16.5).
 //!
 //! Check your work with `make check CH=16`; run the lab with `make run CH=16`.
 
 pub mod cells;
 pub mod collective_init;
 pub mod exchanges;
+pub mod file;
 pub mod grid;
+pub mod heat_file;
 pub mod inbox;
 pub mod neighbourhood;
 pub mod requests;
@@ -56,3 +60,9 @@ pub mod neighbour_halo;
     path = "../../../solutions/ch16-rest-of-mpi/rma.rs"
 )]
 pub mod rma;
+
+#[cfg_attr(
+    feature = "solution",
+    path = "../../../solutions/ch16-rest-of-mpi/io.rs"
+)]
+pub mod io;

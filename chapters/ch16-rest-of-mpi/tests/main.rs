@@ -6,6 +6,7 @@
 mod common;
 
 mod datatypes;
+mod io;
 mod neighbourhood;
 mod persistent;
 mod rma;

@@ -150,14 +150,22 @@ pub fn options(
 }
 
 /// Environment for the launcher. Open MPI as root and with more ranks than cores needs
-/// permission, given through variables that MPICH and Slurm ignore.
-pub fn environment() -> [(&'static str, &'static str); 4] {
-    [
+/// permission, given through variables that MPICH and Slurm ignore. And Open MPI 4.1's
+/// default collective-I/O component, `fcoll/vulcan`, wrote wrong files here for some
+/// block layouts of a subarray file view (chapter 16's MPI-IO check found it; a C program
+/// reproduces it, e.g. a 7 x 1 grid over 3 ranks): it is left out, unless the user chose
+/// a component (`OMPI_MCA_fcoll`).
+pub fn environment() -> Vec<(&'static str, &'static str)> {
+    let mut env = vec![
         ("OMPI_ALLOW_RUN_AS_ROOT", "1"),
         ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"),
         ("OMPI_MCA_rmaps_base_oversubscribe", "1"),
         ("PRTE_MCA_rmaps_default_mapping_policy", ":oversubscribe"),
-    ]
+    ];
+    if std::env::var_os("OMPI_MCA_fcoll").is_none() {
+        env.push(("OMPI_MCA_fcoll", "^vulcan"));
+    }
+    env
 }
 
 #[cfg(test)]
