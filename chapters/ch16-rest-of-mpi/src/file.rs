@@ -86,7 +86,11 @@ impl SharedFile {
             ffi::MPI_File_open(comm.as_raw(), name.as_ptr(), mode as i32, info, &mut fh)
         };
         match rc {
-            0 => Ok(SharedFile { fh, comm, view: None }),
+            0 => Ok(SharedFile {
+                fh,
+                comm,
+                view: None,
+            }),
             rc => Err(format!(
                 "cannot open {}: {}",
                 path.display(),
@@ -232,7 +236,6 @@ impl Drop for SharedFile {
         unsafe { ffi::MPI_File_close(&mut self.fh) };
     }
 }
-
 
 impl View {
     /// The filetype of `b` (C order, doubles). Refuses a block outside the array.

@@ -9,6 +9,7 @@
 use crate::common::heat::{cases, refused_rightly, Case};
 use crate::common::RANKS;
 use ch04::field::Field;
+use ch16::file::BlockOfFile;
 use ch16::grid::Block;
 use ch16::heat_file::{header, load_field, save_field, HEADER};
 use mpi::topology::SimpleCommunicator;
@@ -149,7 +150,44 @@ fn reads(world: &SimpleCommunicator, case: &Case) -> Result<(), String> {
     agree(world, mine)
 }
 
+/// Ex 16.5's view of this rank's block against the block's own ranges.
+fn views(world: &SimpleCommunicator, case: &Case) -> Result<(), String> {
+    let p = &case.problem;
+    let block = match Block::new(world, p) {
+        Ok(block) => block,
+        Err(why) => return refused_rightly(&why, p, world.size()),
+    };
+    let got = ch16::io::block_view(&block);
+    let want = BlockOfFile {
+        global: [p.rows, p.cols],
+        local: [block.rows.len(), block.cols.len()],
+        start: [block.rows.start, block.cols.start],
+    };
+    let mine = match got == want {
+        true => Ok(()),
+        false => Err(format!(
+            "rank {}'s block is rows {:?} and columns {:?} of a {} x {} grid: your \
+             block_view gave {got:?}, but its view is {want:?} (sizes, subsizes and starts in \
+             C order: rows first)",
+            world.rank(),
+            block.rows,
+            block.cols,
+            p.rows,
+            p.cols
+        )),
+    };
+    agree(world, mine)
+}
+
 // ANCHOR: ex16_5
+mpi_test! {
+    fn ex16_5_the_view_of_each_block(world at RANKS) {
+        property(world, "block_view describes this rank's block of the global grid")
+            .cases(CASES)
+            .check(cases(), |case| views(world, case))
+    }
+}
+
 mpi_test! {
     fn ex16_5_the_file_holds_the_global_field_in_order(world at RANKS) {
         property(world, "the ranks' file holds the global field, row-major, after its header")
