@@ -19,7 +19,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use tabled::Tabled;
-use toolkit::report::{out_dir, table, Timing};
+use toolkit::report::{out_dir, rank_count, table, Timing};
 
 /// The field: 2048 x 2048 doubles (32 MiB), after a few steps.
 const PROBLEM: Problem = Problem {
@@ -122,7 +122,8 @@ fn main() {
         },
     ];
     if rank == 0 {
-        println!("{} x {} field after {STEPS} steps, {size} ranks, each time the slowest rank's, best of {RUNS}:", PROBLEM.rows, PROBLEM.cols);
+        let (height, width, ranks) = (PROBLEM.rows, PROBLEM.cols, rank_count(size as usize));
+        println!("{height} x {width} field after {STEPS} steps, {ranks}, each time the slowest rank's, best of {RUNS}:");
         println!("{}", table(rows));
     }
     // The one file at one rank fewer: a communicator of the first NP - 1 ranks.
@@ -150,7 +151,8 @@ fn main() {
         );
         if sub.rank() == 0 {
             let verdict = if all == 1 { "bit for bit" } else { "NOT EQUAL" };
-            println!("the one file, saved by {size} ranks, loaded by {fewer}: equals the serial solver's field {verdict}");
+            let (by, at) = (rank_count(size as usize), rank_count(fewer as usize));
+            println!("the one file, saved by {by}, loaded by {at}: equals the serial solver's field {verdict}");
         }
     }
 }
