@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Chapter 08's captures for the book beyond its lab's output: the lab's traced figure, its
 # --help, stages 0 and 1 at 4 ranks, the bytes per rank against N (a table, and a plot at
-# N = 1..8), sharded checkpoints (saved, resumed, resharded, refused; at stages 2 and 3), and the planted
+# N = 1..8), sharded checkpoints (saved, resumed, resharded, refused; at stages 2 and 3; as one
+# MPI-IO file, and its benchmark against the per-rank files), and the planted
 # staged-step fault; ZeRO-3: stage 3 at 4 ranks, its traced step, its bytes against stage 2's, the
 # memory budget (--max-mem), the benchmark (zero_bench); stages 1 and 2 profiled on TCP
 # and shared memory, idle and under load.
@@ -82,6 +83,26 @@ cp -r $ck/ckpt3 $ck/lost; rm $ck/lost/shard-2-of-3-step-*.ckpt
     echo "\$ NP=2 $cmd ${*:2} --checkpoint $1 --resume; echo \"exit \$?\""
     NP=2 zero "${@:2}" --checkpoint $ck/$1 --resume 2>&1 | sed "s|$ck/||g" || echo "exit $?"
   done; } > $book/output/checkpoint-refusals3.txt
+# The same checkpoint as one file (--checkpoint-format one-file, MPI-IO): saved at 2 ranks,
+# resumed at 2 (the fingerprint of the 40 steps straight above) and at 3 (that of the shards
+# resumed at 3 above); then a flipped byte and the other format's folder, refused.
+{ echo "\$ NP=2 $cmd --model mlp --max-steps 20 --checkpoint one --checkpoint-format one-file --quiet"
+  NP=2 zero --model mlp --max-steps 20 --checkpoint $ck/one --checkpoint-format one-file --quiet 2>&1 | keep
+  echo '$ ls -l one'
+  ls -l $ck/one | awk 'NR > 1 { printf "%9s  %s\n", $5, $9 }'
+  echo '$ cp -r one one3'
+  cp -r $ck/one $ck/one3
+  for np in 2 3; do
+    d=one; [ $np = 3 ] && d=one3
+    echo "\$ NP=$np $cmd --model mlp --max-steps 40 --checkpoint $d --checkpoint-format one-file --resume --quiet"
+    NP=$np zero --model mlp --max-steps 40 --checkpoint $ck/$d --checkpoint-format one-file --resume --quiet 2>&1 | keep
+  done; } > $book/output/checkpoints-one-file.txt
+cp -r $ck/one3 $ck/flipped1; printf '\x55' | dd of=$ck/flipped1/one-file.ckpt bs=1 seek=200000 conv=notrunc status=none
+{ for case in 'flipped1 one-file' 'ckpt3 one-file' 'one3 shards'; do
+    set -- $case
+    echo "\$ NP=4 $cmd --model mlp --checkpoint $1 --checkpoint-format $2 --resume; echo \"exit \$?\""
+    NP=4 zero --model mlp --checkpoint $ck/$1 --checkpoint-format $2 --resume 2>&1 | sed "s|$ck/||g" || echo "exit $?"
+  done; } > $book/output/checkpoint-refusals-one-file.txt
 rm -rf "$ck"
 # The planted mistake of the staged ZeRO-3 step (given code): what its test pins. The
 # exercises' mistakes are shown as `make check` prints them: check-*.txt, written by
@@ -123,6 +144,10 @@ cp "$TARGET_DIR/workbook/ch08/zero-step-3.svg" $book/img/
 { echo '$ make bench CH=08'
   cargo run -q --release -p ch08-sharded --features solution --bin zero_bench 2>&1 | grep -v ': running'; } \
   > $book/output/zero-bench.txt
+# The two checkpoint formats, saved and loaded side by side at N = 2 and 4.
+{ echo '$ cargo run --release -p ch08-sharded --features solution --bin ckpt_bench'
+  cargo run -q --release -p ch08-sharded --features solution --bin ckpt_bench 2>&1 | grep -v ': running'; } \
+  > $book/output/ckpt-bench.txt
 # Stages 1 and 2 at cnn:4 on 2 ranks, profiled (--profile: the part of a step inside its
 # collectives), over shared memory and over TCP, on an idle machine and under a second job
 # that takes both cores (scripts/anchors/load.py, one per core, each in a session of its
@@ -143,4 +168,4 @@ tcp=(OMPI_MCA_pml=ob1 OMPI_MCA_btl=tcp,self OMPI_MCA_btl_tcp_if_include=lo)
   profiled "shared memory, under load"
   profiled "TCP, under load" "${tcp[@]}"
   kill "${loads[@]}"; } > $book/output/profile.txt
-echo "outputs: wrote img/zero-step-1.svg, img/zero-step-2.svg, img/zero-step-3.svg, zero-help.txt, zero-stage0.txt, zero-stage1.txt, zero-stage3.txt, memory.txt, memory3.txt, max-mem.txt, zero-bench.txt, profile.txt, img/memory-per-rank.svg, memory-by-n.txt, checkpoints.txt, checkpoint-refusals.txt, checkpoints3.txt, checkpoint-refusals3.txt and planted-staged3.txt in $book/"
+echo "outputs: wrote img/zero-step-1.svg, img/zero-step-2.svg, img/zero-step-3.svg, zero-help.txt, zero-stage0.txt, zero-stage1.txt, zero-stage3.txt, memory.txt, memory3.txt, max-mem.txt, zero-bench.txt, profile.txt, img/memory-per-rank.svg, memory-by-n.txt, checkpoints.txt, checkpoint-refusals.txt, checkpoints3.txt, checkpoint-refusals3.txt, checkpoints-one-file.txt, checkpoint-refusals-one-file.txt, ckpt-bench.txt and planted-staged3.txt in $book/"

@@ -7,9 +7,13 @@
 //! rank reads every shard, so that all ranks reach the same verdict without a message
 //! (the lab checks before MPI starts).
 
+use crate::one_file::{self, Want};
 use crate::reshard::sources;
-use crate::sharded_ckpt::{manifest_file, shard_file, FLAT_UNIT, MANIFEST, SHARD};
+use crate::sharded_ckpt::{
+    manifest_file, shard_file, CheckpointFormat, FLAT_UNIT, MANIFEST, SHARD,
+};
 use crate::shards::{saved_slice, Layout};
+use mpi::topology::SimpleCommunicator;
 use std::path::Path;
 use trainer_kit::ckpt::{fnv1a, same_model, Reader, SealError};
 
@@ -53,7 +57,7 @@ fn sealed(e: SealError, what: &str) -> String {
 
 /// Why a checkpoint's units are not this run's `want` (name, P_l), in words: a checkpoint
 /// of the other kind of stage, or a mismatch that the model's name should have caught.
-fn other_units(saved: &[(String, usize)], want: &[(String, usize)]) -> String {
+pub(crate) fn other_units(saved: &[(String, usize)], want: &[(String, usize)]) -> String {
     let flat = |u: &[(String, usize)]| u.len() == 1 && u[0].0 == FLAT_UNIT;
     match (flat(saved), flat(want)) {
         (true, false) => "a checkpoint of stages 0 to 2 (one flat buffer of the whole model), \
@@ -81,6 +85,12 @@ pub fn open(dir: &Path, model: &str, units: &[(String, usize)]) -> Result<Saved,
     let file = manifest_file(dir);
     let at = |f: &Path, why: String| format!("{}: {why}", f.display());
     let bytes = std::fs::read(&file).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound if one_file::one_file(dir).exists() => at(
+            &file,
+            "missing, but the folder holds a one-file checkpoint (one-file.ckpt): resume with \
+             --checkpoint-format one-file"
+                .into(),
+        ),
         std::io::ErrorKind::NotFound => at(
             &file,
             "missing: not a checkpoint, or its save did not finish".into(),
@@ -176,6 +186,49 @@ pub fn open(dir: &Path, model: &str, units: &[(String, usize)]) -> Result<Saved,
         ranks: n,
         units: out,
     })
+}
+
+/// Checks the checkpoint in `dir` stored in `format` against `model` and `units` without
+/// communicating: [`open`] (every shard), or the one file's header and length
+/// (`one_file::header`; its data's checksums are checked while loading). Every rank alike.
+pub fn check(
+    format: CheckpointFormat,
+    dir: &Path,
+    model: &str,
+    units: &[(String, usize)],
+) -> Result<(), String> {
+    match format {
+        CheckpointFormat::Shards => open(dir, model, units).map(|_| ()),
+        CheckpointFormat::OneFile => one_file::header(dir, model, units).map(|_| ()),
+    }
+}
+
+/// Loads this rank's `wants` (one per unit) from the checkpoint in `dir` stored in
+/// `format`: the step, and per unit a [`Slice`] (its values all P_l parameters or the
+/// shard, as asked; m and v the shard, padding zeros). Collective over `world`.
+pub fn load(
+    format: CheckpointFormat,
+    world: &SimpleCommunicator,
+    dir: &Path,
+    model: &str,
+    units: &[(String, usize)],
+    wants: &[Want],
+) -> Result<(u64, Vec<Slice>), String> {
+    if format == CheckpointFormat::OneFile {
+        return one_file::load(world, dir, model, units, wants);
+    }
+    let saved = open(dir, model, units)?;
+    let slices = saved.units.iter().zip(wants).map(|(u, w)| {
+        let shard = u.shard(w.layout);
+        match w.all_values {
+            true => Slice {
+                values: u.values(),
+                ..shard
+            },
+            false => shard,
+        }
+    });
+    Ok((saved.step, slices.collect()))
 }
 
 impl SavedUnit {

@@ -5,6 +5,7 @@
 //! own are here. `zero --help` lists them all with their defaults.
 
 use crate::memory::Stage;
+use crate::sharded_ckpt::CheckpointFormat;
 use crate::shards::Layout;
 use ch06::model::ModelKind;
 use clap::Parser;
@@ -58,6 +59,10 @@ pub struct Config {
     /// step by step (chapter 15's elastic restart)
     #[arg(long)]
     pub losses: bool,
+    /// shards: a file per rank and a manifest; one-file: one file, every rank its part
+    /// (MPI-IO)
+    #[arg(long, value_name = "FORMAT", value_parser = one_of("--checkpoint-format", FORMATS), default_value = "shards")]
+    pub checkpoint_format: CheckpointFormat,
     /// The flags every trainer takes (`--lr`: Adam's learning rate; `--checkpoint DIR`:
     /// each rank saves its shard there, rank 0 a manifest; `--resume` loads it at any N,
     /// at a stage of the same kind: 0 to 2, or 3)
@@ -78,6 +83,11 @@ const STAGES: &[(&str, Stage)] = &[
 ];
 /// `--prefetch`'s values.
 const ON_OFF: &[(&str, bool)] = &[("on", true), ("off", false)];
+/// `--checkpoint-format`'s values.
+const FORMATS: &[(&str, CheckpointFormat)] = &[
+    ("shards", CheckpointFormat::Shards),
+    ("one-file", CheckpointFormat::OneFile),
+];
 /// `--collectives`' values.
 const COLLECTIVES: &[(&str, Collectives)] =
     &[("ring", Collectives::Ring), ("mpi", Collectives::Mpi)];
@@ -121,7 +131,8 @@ pub fn check(c: &Config, ranks: usize) -> Result<(), String> {
             .ok_or("--resume needs --checkpoint DIR")?;
         let (model, _) = crate::sharded_ckpt::model_id(c.model);
         let units = crate::sharded_ckpt::units_of(c.model, c.stage);
-        crate::sharded_ckpt::open(dir, &model, &units).map_err(|e| format!("--resume: {e}"))?;
+        crate::ckpt_read::check(c.checkpoint_format, dir, &model, &units)
+            .map_err(|e| format!("--resume: {e}"))?;
     }
     if c.epochs == 0 || c.max_steps == Some(0) {
         return Err("--epochs and --max-steps must be at least 1".into());

@@ -22,6 +22,8 @@
 //!   [`trainer_ckpt`] (sharded checkpoints at every stage: each rank its shard of each
 //!   unit, a manifest written last, resumed at the same N or resharded to another with
 //!   [`reshard`], ex 8.4 (optional): which saved slices make up a new rank's shard);
+//!   [`one_file`] and [`one_file_read`] (the same checkpoint as one file, written and read
+//!   by every rank at once with MPI-IO: `--checkpoint-format one-file`);
 //!   [`zero_lab`] (the `zero` program itself).
 
 pub mod budget;
@@ -33,6 +35,8 @@ pub mod halves;
 pub mod lab3;
 pub mod layers;
 pub mod memory;
+pub mod one_file;
+pub mod one_file_read;
 pub mod sharded_ckpt;
 pub mod shards;
 pub mod staged;

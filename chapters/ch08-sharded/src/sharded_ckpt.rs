@@ -36,6 +36,31 @@ pub(crate) const MANIFEST: Format = Format {
 /// tensors sorted by name).
 pub const FLAT_UNIT: &str = "flat";
 
+/// How a checkpoint is stored (`--checkpoint-format`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CheckpointFormat {
+    /// A file per rank and a manifest (this module).
+    #[default]
+    Shards,
+    /// One file, written and read by every rank at once with MPI-IO (`crate::one_file`).
+    OneFile,
+}
+
+/// Saves `units` in `format`: [`save`], or `crate::one_file::save`. Collective.
+pub fn save_in(
+    format: CheckpointFormat,
+    world: &SimpleCommunicator,
+    dir: &Path,
+    model: &str,
+    step: u64,
+    units: &[ToSave],
+) -> Result<(), String> {
+    match format {
+        CheckpointFormat::Shards => save(world, dir, model, step, units),
+        CheckpointFormat::OneFile => crate::one_file::save(world, dir, model, step, units),
+    }
+}
+
 /// Saved rank `q`'s file of a checkpoint saved by `n` ranks at `step`.
 pub fn shard_file(dir: &Path, q: usize, n: usize, step: u64) -> PathBuf {
     dir.join(format!("shard-{q}-of-{n}-step-{step}.ckpt"))

@@ -11,9 +11,11 @@
 //!
 //! Tests: `cargo test -p ch08-sharded --features solution --test main zero3_ckpt::`.
 
+use crate::ckpt_read;
 use crate::config::Config;
 use crate::fit::fit_with;
 use crate::halves::Halves;
+use crate::one_file::Want;
 use crate::sharded_ckpt::{self, model_name, ToSave};
 use crate::shards::Layout;
 use crate::trainer_ckpt::due;
@@ -99,13 +101,12 @@ impl<'w> Trainer3<'w> {
         };
         let model = &mut self.model;
         let dir = cfg.common.checkpoint.as_deref();
-        let kind = cfg.model;
         let mut maybe_save = |model: &Sharded, at: u64, last: bool, error: &mut Option<String>| {
             let Some(dir) = dir.filter(|_| error.is_none()) else {
                 return;
             };
             if due(at, cfg.common.every, last, saved_at) {
-                match save(world, dir, kind, model, at) {
+                match save(world, dir, &cfg, model, at) {
                     Ok(()) => saved_at = Some(at),
                     Err(e) => *error = Some(e),
                 }
@@ -146,7 +147,7 @@ impl<'w> Trainer3<'w> {
 
     /// Saves this rank's shards of every layer into `dir` (collective).
     pub fn save(&self, dir: &Path) -> Result<(), String> {
-        save(self.world, dir, self.cfg.model, &self.model, self.steps)
+        save(self.world, dir, &self.cfg, &self.model, self.steps)
     }
 
     /// Restores every layer's shard (resharded if saved at another N), Adam's m, v and
@@ -160,17 +161,22 @@ impl<'w> Trainer3<'w> {
             .iter()
             .map(|u| (u.name.clone(), u.params()))
             .collect();
-        let saved = sharded_ckpt::open(&dir, &model_id(self.cfg.model, m), &units)
+        let wants = m.units.iter().map(|u| Want {
+            layout: &u.layout,
+            all_values: false,
+        });
+        let wants: Vec<Want> = wants.collect();
+        let (model, format) = (model_id(self.cfg.model, m), self.cfg.checkpoint_format);
+        let (step, slices) = ckpt_read::load(format, self.world, &dir, &model, &units, &wants)
             .map_err(|e| format!("--resume: {e}"))?;
         let (mut mm, mut vv) = m.adam.moments();
-        for ((u, r), s) in m.units.iter().zip(&m.ranges).zip(&saved.units) {
-            let shard = s.shard(&u.layout);
-            m.shards[r.clone()].copy_from_slice(&shard.values);
-            mm[r.clone()].copy_from_slice(&shard.m);
-            vv[r.clone()].copy_from_slice(&shard.v);
+        for (r, s) in m.ranges.iter().zip(&slices) {
+            m.shards[r.clone()].copy_from_slice(&s.values);
+            mm[r.clone()].copy_from_slice(&s.m);
+            vv[r.clone()].copy_from_slice(&s.v);
         }
-        m.adam.restore(&mm, &vv, saved.step);
-        (self.steps, self.saved_at) = (saved.step, Some(saved.step));
+        m.adam.restore(&mm, &vv, step);
+        (self.steps, self.saved_at) = (step, Some(step));
         Ok(())
     }
 }
@@ -189,7 +195,7 @@ fn model_id(kind: ModelKind, model: &Sharded) -> String {
 fn save(
     world: &SimpleCommunicator,
     dir: &Path,
-    kind: ModelKind,
+    cfg: &Config,
     model: &Sharded,
     step: u64,
 ) -> Result<(), String> {
@@ -207,5 +213,6 @@ fn save(
             v: &v[r.clone()],
         })
         .collect();
-    sharded_ckpt::save(world, dir, &model_id(kind, model), step, &units)
+    let model_name = model_id(cfg.model, model);
+    sharded_ckpt::save_in(cfg.checkpoint_format, world, dir, &model_name, step, &units)
 }

@@ -11,6 +11,8 @@
 //!
 //! Tests: `cargo test -p ch08-sharded --features solution --test main sharded_ckpt::`.
 
+use crate::ckpt_read;
+use crate::one_file::Want;
 use crate::sharded_ckpt::{self, model_name, ToSave, FLAT_UNIT};
 use crate::train::Trainer;
 
@@ -43,7 +45,8 @@ impl Trainer<'_> {
             m: &m,
             v: &v,
         };
-        sharded_ckpt::save(self.world, dir, &model, self.steps, &[unit])
+        let format = self.cfg.checkpoint_format;
+        sharded_ckpt::save_in(format, self.world, dir, &model, self.steps, &[unit])
     }
 
     /// Restores the checkpoint in `--checkpoint DIR`: all the parameters, this rank's
@@ -57,15 +60,18 @@ impl Trainer<'_> {
             .ok_or("--resume needs --checkpoint DIR")?;
         let (model, p) = self.model_id();
         let units = [(FLAT_UNIT.to_string(), p)];
-        let saved =
-            sharded_ckpt::open(&dir, &model, &units).map_err(|e| format!("--resume: {e}"))?;
-        let unit = &saved.units[0];
+        let want = Want {
+            layout: &self.layout,
+            all_values: true,
+        };
+        let format = self.cfg.checkpoint_format;
+        let (step, slices) = ckpt_read::load(format, self.world, &dir, &model, &units, &[want])
+            .map_err(|e| format!("--resume: {e}"))?;
         let flat = self.flat.values_mut();
-        flat[..p].copy_from_slice(&unit.values());
+        flat[..p].copy_from_slice(&slices[0].values);
         flat[p..].fill(0.0);
-        let shard = unit.shard(&self.layout);
-        self.adam.restore(&shard.m, &shard.v, saved.step);
-        (self.steps, self.saved_at) = (saved.step, Some(saved.step));
+        self.adam.restore(&slices[0].m, &slices[0].v, step);
+        (self.steps, self.saved_at) = (step, Some(step));
         Ok(())
     }
 

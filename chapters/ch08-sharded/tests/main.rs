@@ -9,6 +9,7 @@ mod common;
 mod zero3_common;
 
 mod layout;
+mod one_file;
 mod reshard;
 mod sharded_ckpt;
 mod staged;

@@ -14,7 +14,8 @@
 //! [`SharedFile::write_all`]/[`SharedFile::read_all`] refuse a buffer that is not exactly
 //! the view's cells, each in one line, and on every rank alike: the ranks agree on the
 //! refusal first, so that no rank is left alone in the collective call. The file is
-//! closed (collectively) when dropped.
+//! closed (collectively) when dropped. Chapter 8's one-file checkpoint uses the byte
+//! calls (`write_bytes_at_all`, `read_bytes_at_all`) of this file.
 
 use mpi::ffi;
 use mpi::raw::AsRaw;
