@@ -23,7 +23,7 @@
 //! collective): one verdict on every rank.
 
 pub use crate::one_file_read::{header, load, Want};
-use crate::sharded_ckpt::ToSave;
+use crate::sharded_ckpt::{make_dir, ToSave};
 use ch16::file::SharedFile;
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
@@ -142,17 +142,10 @@ pub fn save(
     let (ranks, root) = (units[0].layout.ranks, world.rank() == 0);
     let (file, shown) = (one_file(dir), dir.display());
     let tmp = file.with_extension("ckpt.tmp");
-    let mut failed = 0u64;
     if root {
         std::fs::remove_file(&tmp).ok(); // a save cut short earlier: MPI would not truncate it
-        failed = std::fs::create_dir_all(dir).is_err() as u64;
     }
-    world.process_at_rank(0).broadcast_into(&mut failed);
-    if failed != 0 {
-        return Err(format!(
-            "cannot save into {shown}: rank 0 could not create it"
-        ));
-    }
+    make_dir(world, dir)?; // collective: after the removal on every rank
     let writes = ranks == world.size() as usize || root;
     let mut sums = vec![0u64; 3 * units.len()];
     for (i, u) in units.iter().enumerate() {
@@ -195,6 +188,7 @@ pub fn save(
             "cannot save into {shown}: rank {r} could not write its part{why}"
         ));
     }
+    let mut failed = 0u64;
     if root {
         let done = std::fs::rename(&tmp, &file).and_then(|_| std::fs::File::open(dir)?.sync_all());
         failed = done.is_err() as u64;

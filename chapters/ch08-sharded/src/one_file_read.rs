@@ -23,7 +23,7 @@ const ARRAYS: [&str; 3] = ["parameters", "elements of Adam's m", "elements of Ad
 pub fn header(dir: &Path, model: &str, units: &[(String, usize)]) -> Result<Header, String> {
     let file = one_file(dir);
     let at = |why: String| format!("{}: {why}", file.display());
-    let bytes = std::fs::read(&file).map_err(|e| match e.kind() {
+    let (bytes, size) = read_head(&file).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound if manifest_file(dir).exists() => at(
             "missing, but the folder holds a checkpoint of per-rank shards (manifest.ckpt): \
              resume with --checkpoint-format shards"
@@ -66,10 +66,9 @@ pub fn header(dir: &Path, model: &str, units: &[(String, usize)]) -> Result<Head
     }
     let (_, placed) = seal(model, step, n, &listed);
     let want = placed.last().map_or(0, |u| u.offset + 12 * u.params as u64);
-    if bytes.len() as u64 != want {
+    if size != want {
         return Err(at(format!(
-            "truncated or padded: {} bytes, the header says {want} (was its write cut short?)",
-            bytes.len()
+            "truncated or padded: {size} bytes, the header says {want} (was its write cut short?)"
         )));
     }
     Ok(Header {
@@ -77,6 +76,23 @@ pub fn header(dir: &Path, model: &str, units: &[(String, usize)]) -> Result<Head
         ranks: n,
         units: placed,
     })
+}
+
+/// The sealed header at the start of `file` (its length field read first; no more than
+/// it, and never the data), and the file's length.
+fn read_head(file: &Path) -> std::io::Result<(Vec<u8>, u64)> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(file)?;
+    let size = f.metadata()?.len();
+    let mut head = vec![];
+    (&mut f).take(20).read_to_end(&mut head)?;
+    if let Some(field) = head.get(12..20) {
+        let body = u64::from_le_bytes(field.try_into().expect("8 bytes"));
+        // The body and its checksum: a few hundred bytes (at most 16 MiB read).
+        f.take(body.saturating_add(8).min(1 << 24))
+            .read_to_end(&mut head)?;
+    }
+    Ok((head, size))
 }
 
 /// The length of the sealed header at the start of `bytes` (its length field), or why not.

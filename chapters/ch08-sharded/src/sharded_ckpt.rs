@@ -111,6 +111,22 @@ fn write_atomic(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
     sync_dir(file.parent().unwrap_or(Path::new(".")))
 }
 
+/// Rank 0 creates `dir` (if missing); every rank learns whether it could. Collective.
+pub(crate) fn make_dir(world: &SimpleCommunicator, dir: &Path) -> Result<(), String> {
+    let mut failed = 0u64;
+    if world.rank() == 0 {
+        failed = std::fs::create_dir_all(dir).is_err() as u64;
+    }
+    world.process_at_rank(0).broadcast_into(&mut failed);
+    match failed {
+        0 => Ok(()),
+        _ => Err(format!(
+            "cannot save into {}: rank 0 could not create it",
+            dir.display()
+        )),
+    }
+}
+
 /// Makes a folder's entries (a rename, a deletion) durable.
 fn sync_dir(dir: &Path) -> std::io::Result<()> {
     std::fs::File::open(dir)?.sync_all()
@@ -144,15 +160,7 @@ pub fn save(
     let root = world.rank() == 0;
     let shown = dir.display();
     let mut failed = 0u64;
-    if root {
-        failed = std::fs::create_dir_all(dir).is_err() as u64;
-    }
-    world.process_at_rank(0).broadcast_into(&mut failed);
-    if failed != 0 {
-        return Err(format!(
-            "cannot save into {shown}: rank 0 could not create it"
-        ));
-    }
+    make_dir(world, dir)?;
     let writes = ranks == world.size() as usize || root;
     let mut mine = [0u64; 3]; // failed, checksum, length
     if writes {
