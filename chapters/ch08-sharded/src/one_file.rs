@@ -111,6 +111,15 @@ pub(crate) fn seal(
     (bytes, placed)
 }
 
+/// Why a part of over 2 GiB is refused: an MPI count is a C `int`.
+pub(crate) const TOO_LONG: &str = "a rank's part of an array is over 2 GiB, more than one MPI \
+    call's count (a C int) can say: use --checkpoint-format shards, or more ranks";
+
+/// Whether `elements` f32 are too many bytes for one MPI call's count.
+pub(crate) fn too_long(elements: usize) -> bool {
+    4 * elements > i32::MAX as usize
+}
+
 /// The bytes of `xs`, little-endian.
 fn le_bytes(xs: &[f32]) -> Vec<u8> {
     xs.iter().flat_map(|x| x.to_le_bytes()).collect()
@@ -141,6 +150,10 @@ pub fn save(
 ) -> Result<(), String> {
     let (ranks, root) = (units[0].layout.ranks, world.rank() == 0);
     let (file, shown) = (one_file(dir), dir.display());
+    // The same verdict on every rank (S depends on P_l and N only), before any collective.
+    if units.iter().any(|u| too_long(u.layout.shard)) {
+        return Err(format!("cannot save into {shown}: {TOO_LONG}"));
+    }
     let tmp = file.with_extension("ckpt.tmp");
     if root {
         std::fs::remove_file(&tmp).ok(); // a save cut short earlier: MPI would not truncate it

@@ -3,7 +3,7 @@
 //! call per array and the checksums added up with one allreduce ([`load`]).
 
 use crate::ckpt_read::Slice;
-use crate::one_file::{one_file, part_sum, seal, Header, UnitHead, HEADER};
+use crate::one_file::{one_file, part_sum, seal, too_long, Header, UnitHead, HEADER, TOO_LONG};
 use crate::sharded_ckpt::manifest_file;
 use crate::shards::Layout;
 use ch16::file::SharedFile;
@@ -142,6 +142,13 @@ pub fn load(
 ) -> Result<(u64, Vec<Slice>), String> {
     let head = header(dir, model, units)?;
     let file = one_file(dir);
+    let longest = |(w, u): (&Want, &UnitHead)| match w.all_values {
+        true => u.params,
+        false => w.layout.shard,
+    };
+    if wants.iter().zip(&head.units).map(longest).any(too_long) {
+        return Err(format!("{}: {TOO_LONG}", file.display()));
+    }
     let mut f = SharedFile::open(world, &file, false)?;
     // A failed read is noted, not returned at once: every rank makes every collective call.
     let mut failed = None;
