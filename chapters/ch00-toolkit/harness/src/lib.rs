@@ -95,6 +95,7 @@ pub mod tally;
 pub mod testing;
 pub mod trace;
 pub mod watchdog;
+mod watchdog_report;
 #[macro_use]
 pub mod wrappers;
 pub mod wrappers_rma_io;

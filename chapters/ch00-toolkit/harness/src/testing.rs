@@ -231,7 +231,7 @@ where
     // named with its rank and call within the case deadline.
     crate::watchdog::guard_body(test_name);
     let mine = body(comm);
-    crate::watchdog::body_finished();
+    crate::watchdog::body_finished(mine.as_ref().err().map(String::as_str));
     let verdict = crate::lockstep::agree_on(comm, mine);
     crate::watchdog::unguard_body();
     if comm.rank() == 0 {

@@ -18,20 +18,23 @@
 
 use crate::intercept;
 use crate::job::{abort_job, say, world_rank};
+use crate::watchdog_report::{describe, describe_blocked};
 use std::sync::{Mutex, Once};
 use std::time::{Duration, Instant};
 
 /// What the watchdog is guarding right now.
-struct Armed {
-    label: String,
-    since: Instant,
-    limit: Duration,
+pub(crate) struct Armed {
+    pub(crate) label: String,
+    pub(crate) since: Instant,
+    pub(crate) limit: Duration,
     /// How long one blocking call may wait, and the setting that says so (a body's).
-    call_limit: (Duration, String),
+    pub(crate) call_limit: (Duration, String),
     /// This rank finished the case and waits for the others inside the harness.
-    body_done: bool,
+    pub(crate) body_done: bool,
     /// A finished body has said that it waits for the others (said once, never fatal).
-    told: bool,
+    pub(crate) told: bool,
+    /// A finished body's error, said with the wait (the verdict may never come to say it).
+    pub(crate) failed: Option<String>,
 }
 
 static ARMED: Mutex<Option<Armed>> = Mutex::new(None);
@@ -74,6 +77,7 @@ impl Armed {
             call_limit,
             body_done,
             told,
+            failed: None,
         }
     }
 }
@@ -113,11 +117,12 @@ pub fn guard_calls(label: impl Into<String>, limit: Duration, setting: impl Into
     *BODY.lock().unwrap_or_else(|e| e.into_inner()) = Some(armed);
 }
 
-/// This rank finished the body; it now waits for the others to agree on the verdict.
-/// (A rank that finished never calls the hang: the ranks still running do.)
-pub fn body_finished() {
+/// This rank finished the body (`failed`: its error, if any); it now waits for the others
+/// to agree on the verdict. (A finished rank never calls the hang: those still running do.)
+pub fn body_finished(failed: Option<&str>) {
     if let Some(b) = BODY.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
         b.body_done = true;
+        b.failed = failed.map(str::to_owned);
     }
 }
 
@@ -211,9 +216,10 @@ fn body_report() -> Option<Vec<String>> {
                  others",
                 b.label
             ));
-            crate::flight::report_lines(rank)
-                .iter()
-                .for_each(|l| say(l));
+            if let Some(why) = &b.failed {
+                say(&format!("rank {rank}: it had returned FAILED: {why}"));
+            }
+            say_flight(&[]);
         }
         return None;
     }
@@ -221,80 +227,4 @@ fn body_report() -> Option<Vec<String>> {
         return Some(describe_blocked(b, &stuck));
     }
     (b.since.elapsed() > b.limit).then(|| describe(b))
-}
-
-/// `rank 1: DEADLOCK? `test`: a call has waited 20 s ...; blocked in MPI_Recv(...) for
-/// 20.0 s`, with the setting that allows the wait.
-fn describe_blocked(b: &Armed, stuck: &[intercept::Call]) -> Vec<String> {
-    let rank = world_rank().unwrap_or(-1);
-    let (label, (limit, setting)) = (&b.label, &b.call_limit);
-    let secs = limit.as_secs_f64();
-    let head = format!(
-        "rank {rank}: DEADLOCK? `{label}`: a call has waited {secs} s ({setting}) for a \
-         message or a partner that has not come;"
-    );
-    calls_lines(&head, rank, stuck, "blocked in")
-}
-
-/// `rank 1: DEADLOCK? `case` not finished after 20 s; blocked in MPI_Recv(...) for 20.0 s`,
-/// one line per thread in a blocking call when several are.
-fn describe(a: &Armed) -> Vec<String> {
-    let rank = world_rank().unwrap_or(-1);
-    let secs = a.limit.as_secs_f64();
-    let head = format!(
-        "rank {rank}: DEADLOCK? `{}` not finished after {secs:.0} s;",
-        a.label
-    );
-    let calls = intercept::blocked_calls();
-    match (a.body_done, calls.as_slice()) {
-        (true, _) => vec![format!(
-            "{head} this rank finished the case and waits for the others"
-        )],
-        (false, []) if !workbook_settings::settings::record_calls() => vec![format!(
-            "{head} (WORKBOOK_RECORD=0: the blocked call is not recorded)"
-        )],
-        (false, calls) if still_moving(a.limit, calls) => {
-            let head = format!(
-                "rank {rank}: SLOW? `{}` not finished after {secs:.0} s, yet not stuck: it \
-                 still enters MPI calls;",
-                a.label
-            );
-            match calls {
-                [] => vec![format!("{head} between two calls now")],
-                calls => calls_lines(&head, rank, calls, "now in"),
-            }
-        }
-        (false, []) => vec![format!(
-            "{head} busy computing, not in a blocking MPI call (an endless loop?)"
-        )],
-        (false, calls) => calls_lines(&head, rank, calls, "blocked in"),
-    }
-}
-
-/// A case past its deadline whose rank entered a blocking call in the last tenth of it,
-/// and none of whose threads has waited longer, is slow, not stuck: a message that never
-/// comes keeps its receive waiting from the moment it was posted, while a case that sends
-/// a message per element waits a moment at a time.
-fn still_moving(limit: Duration, calls: &[intercept::Call]) -> bool {
-    let recent = intercept::since_last_call().is_some_and(|ago| ago < limit / 10);
-    recent && calls.iter().all(|c| c.waited < limit / 10)
-}
-
-/// `head` with the one blocked call, or `head` then one line per thread in a call; `word`
-/// says how the thread is in it (`blocked in`, or `now in` for a case that still moves).
-fn calls_lines(head: &str, rank: i32, calls: &[intercept::Call], word: &str) -> Vec<String> {
-    let show = |c: &intercept::Call| {
-        let waited = c.waited.as_secs_f64();
-        format!("{word} {}({}) for {waited:.1} s", c.name, c.detail)
-    };
-    match calls {
-        [one] => vec![format!("{head} {}", show(one))],
-        many => {
-            let mut lines = vec![format!("{head} {} threads in blocking calls:", many.len())];
-            for c in many {
-                lines.push(format!("rank {rank} thread `{}`: {}", c.thread, show(c)));
-            }
-            lines
-        }
-    }
 }

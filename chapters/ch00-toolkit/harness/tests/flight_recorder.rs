@@ -1,10 +1,12 @@
 //! The flight recorder and the desync line, on a real job: one rank skips the broadcast
 //! that the others call as their 17th collective, the classic `if rank != last { ... }`.
 //! Every rank's watchdog prints its last collectives; the launcher compares them and names
-//! where the ranks parted. Run: `cargo test -p toolkit --test flight_recorder` (about 10 s).
+//! where the ranks parted. And a rank that returned its error early, leaving the others in
+//! a collective, says that error with the hang. Run: `cargo test -p toolkit --test
+//! flight_recorder` (about 15 s).
 //!
-//! The `planted_*` function is the faulty program, `#[ignore]`d: only the test after it
-//! starts it, under mpirun, through `launch_self`.
+//! The `planted_*` functions are the faulty programs, `#[ignore]`d: only the test after
+//! each starts it, under mpirun, through `launch_self`.
 
 use mpi::collective::SystemOperation;
 use mpi::traits::*;
@@ -52,5 +54,34 @@ fn a_skipped_broadcast_is_named_as_a_desync() {
         "flight_recorder",
         "a_skipped_broadcast_is_named_as_a_desync",
         &view,
+    );
+}
+
+/// Rank 1 returns an error while rank 0 waits in a barrier: it says its error with the hang.
+#[test]
+#[ignore = "planted fault: started by a_rank_that_failed_early_says_why_with_the_hang"]
+fn planted_early_failure() {
+    run_body("planted_early_failure", |world| {
+        if world.rank() == 1 {
+            return Err("sums differ".into());
+        }
+        world.barrier();
+        Ok(())
+    });
+}
+
+#[test]
+fn a_rank_that_failed_early_says_why_with_the_hang() {
+    let out = launch_self(
+        "planted_early_failure",
+        2,
+        &[("WORKBOOK_CASE_TIMEOUT", "3")],
+    );
+    let text = assert_failed_within(&out, Duration::from_secs(15));
+    assert!(
+        out.rank_lines(1)
+            .join("\n")
+            .contains("it had returned FAILED: sums differ"),
+        "{text}"
     );
 }
